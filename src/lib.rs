@@ -1,0 +1,5 @@
+#![no_std]
+#![doc = "saber-kem"]
+
+pub mod poly;
+pub mod polymul;

@@ -1,0 +1,77 @@
+//! Multiplication in R_q = Z_{2^13}[x]/(x^256 + 1) by a small secret: the [`PolyMul`] trait and
+//! its backends.
+//!
+//! # The contract
+//!
+//! Every product Saber computes is *(public polynomial) × (small secret)*: `Aᵀ·s` in key
+//! generation, `A·s'` and `bᵀ·s'` in encryption, `b'ᵀ·s` in decryption. Fast multiplication
+//! methods share one shape, and the trait follows it:
+//!
+//! 1. [`PolyMul::prepare`] transforms a secret once (NTT image, Toom-Cook evaluation, packed
+//!    big integer); the KEM reuses it for the L products it takes part in.
+//! 2. [`PolyMul::mul_acc`] adds `a · s` into an accumulator kept in the backend's own domain
+//!    (NTT domain, evaluation domain, …); `a` may arrive just in time from the XOF.
+//! 3. [`PolyMul::finish`] leaves that domain once per output polynomial (inverse NTT,
+//!    interpolation, unpacking).
+//!
+//! Inputs and outputs:
+//! - `a` is a public polynomial; only the low 13 bits of each coefficient count (it is a residue
+//!   mod q = 2^13; the 10-bit values of `b` and `b'` are residues of the same kind).
+//! - `s` has coefficients in `[-5, 5]` ([`crate::poly::SECRET_BOUND`]). Backends may rely on this
+//!   for exactness; the KEM rejects secret keys that violate it.
+//! - The result of `finish` must equal `Σ a_k · s_k` in R_q in its low 13 bits; higher bits are
+//!   unspecified.
+//! - A backend accumulates at most L = 4 products before `finish`.
+//!
+//! All backends must be constant time with respect to `s` (and to `a`, which is secret-derived
+//! in decryption's re-encryption).
+//!
+//! The matrix-vector routines of the KEM are provided methods built on these four, so a backend
+//! may override them where it can do better, and the memory strategy is a type-level wrapper
+//! (see [`crate::polyvec`]).
+
+use zeroize::Zeroize;
+
+use crate::poly::{Poly, SecretPoly};
+
+pub mod schoolbook;
+
+pub use schoolbook::Schoolbook;
+
+/// Multiplication of public polynomials by small secrets, with transform-domain accumulation.
+///
+/// Methods take `&mut self` so that a backend can own a hardware peripheral; software backends
+/// are zero-sized and `Default`.
+pub trait PolyMul {
+    /// A secret in the backend's domain, computed once and reused for L products. Wiped by the
+    /// caller after use.
+    type Prepared: Zeroize;
+    /// A sum of products in the backend's domain.
+    type Accumulator: Zeroize;
+
+    /// Transforms a secret polynomial into the backend's domain.
+    fn prepare(&mut self, s: &SecretPoly) -> Self::Prepared;
+
+    /// A fresh accumulator holding zero.
+    fn accumulator(&mut self) -> Self::Accumulator;
+
+    /// `acc += a · s`.
+    fn mul_acc(&mut self, acc: &mut Self::Accumulator, a: &Poly, s: &Self::Prepared);
+
+    /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
+    fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
+
+    /// Short, stable name of the backend (used by examples and benches).
+    fn name(&self) -> &'static str;
+
+    /// One product, `a · s` mod (x^256 + 1), correct mod 2^13. Convenience for tests.
+    fn mul(&mut self, a: &Poly, s: &SecretPoly) -> Poly {
+        let mut prepared = self.prepare(s);
+        let mut acc = self.accumulator();
+        self.mul_acc(&mut acc, a, &prepared);
+        let out = self.finish(&acc);
+        prepared.zeroize();
+        acc.zeroize();
+        out
+    }
+}

@@ -1,0 +1,100 @@
+//! Differential tests: every backend equals the schoolbook oracle, on random and extreme inputs,
+//! for single products and for sums of up to four products (the most the KEM accumulates).
+
+mod support;
+
+use proptest::prelude::*;
+use saber_kem::poly::{N, Poly, Q_MASK, SECRET_BOUND, SecretPoly};
+use saber_kem::polymul::{PolyMul, Schoolbook};
+
+fn poly_strategy() -> impl Strategy<Value = Poly> {
+    prop_oneof![
+        // Uniform residues, with arbitrary garbage in the top three bits (only 13 bits count).
+        proptest::collection::vec(any::<u16>(), N),
+        // Extremes: everything 8191 (= -1), 4095, 4096, 0.
+        prop::sample::select(vec![0u16, 4095, 4096, 8191]).prop_map(|c| vec![c; N]),
+        proptest::collection::vec(prop::sample::select(vec![0u16, 4095, 4096, 8191]), N),
+    ]
+    .prop_map(|v| {
+        let mut p = Poly::ZERO;
+        p.coeffs.copy_from_slice(&v);
+        p
+    })
+}
+
+fn secret_strategy() -> impl Strategy<Value = SecretPoly> {
+    let b = SECRET_BOUND;
+    prop_oneof![
+        proptest::collection::vec(-b..=b, N),
+        prop::sample::select(vec![-b, b, -4, 4, -3, 3]).prop_map(|c| vec![c; N]),
+        proptest::collection::vec(prop::sample::select(vec![-b, b]), N),
+    ]
+    .prop_map(|v| {
+        let mut s = SecretPoly::ZERO;
+        s.coeffs.copy_from_slice(&v);
+        s
+    })
+}
+
+fn masked(p: &Poly) -> [u16; N] {
+    p.coeffs.map(|c| c & Q_MASK)
+}
+
+/// Σ a_k·s_k through the backend's accumulator, against the oracle.
+fn check_sum<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
+    let mut oracle = Schoolbook;
+    let mut want = oracle.accumulator();
+    let mut acc = backend.accumulator();
+    for (a, s) in terms {
+        let p = oracle.prepare(s);
+        oracle.mul_acc(&mut want, a, &p);
+        let prepared = backend.prepare(s);
+        backend.mul_acc(&mut acc, a, &prepared);
+    }
+    let got = backend.finish(&acc);
+    assert_eq!(masked(&got), masked(&oracle.finish(&want)), "backend {}", backend.name());
+}
+
+/// The worst case for exact-integer backends: every term at the largest magnitude, same sign.
+fn extreme_terms(count: usize, a_coeff: u16, s_coeff: i8) -> Vec<(Poly, SecretPoly)> {
+    let mut a = Poly::ZERO;
+    a.coeffs = [a_coeff; N];
+    let mut s = SecretPoly::ZERO;
+    s.coeffs = [s_coeff; N];
+    (0..count).map(|_| (a.clone(), s.clone())).collect()
+}
+
+macro_rules! backend_tests {
+    ($id:ident, $name:expr, $ctor:expr) => {
+        mod $id {
+            use super::*;
+
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(64))]
+                #[test]
+                fn single_product_matches_schoolbook(a in poly_strategy(), s in secret_strategy()) {
+                    check_sum($ctor, &[(a, s)]);
+                }
+
+                #[test]
+                fn sum_of_four_matches_schoolbook(
+                    terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
+                ) {
+                    check_sum($ctor, &terms);
+                }
+            }
+
+            #[test]
+            fn extreme_sums_match_schoolbook() {
+                let b = SECRET_BOUND;
+                for count in 1..=4 {
+                    for (a, s) in [(4096u16, b), (4096, -b), (4095, b), (4095, -b), (8191, b)] {
+                        check_sum($ctor, &extreme_terms(count, a, s));
+                    }
+                }
+            }
+        }
+    };
+}
+
+support::backends::for_each_backend!(backend_tests);
