@@ -218,7 +218,7 @@ fn keypair_from_seeds<P: ParameterSet, B: PolyMul>(
 
 /// A public key: `pack_10(b) ‖ seed_A`. Any byte string of the right length is a valid key.
 pub struct EncapsulationKey<P: ParameterSet> {
-    bytes: P::PublicKeyBytes,
+    pub(crate) bytes: P::PublicKeyBytes,
 }
 
 impl<P: ParameterSet> EncapsulationKey<P> {
@@ -328,15 +328,15 @@ impl<P: ParameterSet> TryFrom<&[u8]> for EncapsulationKey<P> {
 /// A secret key: `sk_cpa ‖ pk ‖ H(pk) ‖ z` in the NIST layout. Wiped on drop; compared in
 /// constant time; its `Debug` output is redacted.
 pub struct DecapsulationKey<P: ParameterSet> {
-    secret: P::SecretCpaBytes,
-    ek: EncapsulationKey<P>,
-    hpk: [u8; 32],
-    z: [u8; 32],
+    pub(crate) secret: P::SecretCpaBytes,
+    pub(crate) ek: EncapsulationKey<P>,
+    pub(crate) hpk: [u8; 32],
+    pub(crate) z: [u8; 32],
 }
 
 impl<P: ParameterSet> DecapsulationKey<P> {
     /// Splits a secret key of the right length (unchecked contents).
-    fn from_parts(sk: &[u8], ek: EncapsulationKey<P>) -> Self {
+    pub(crate) fn from_parts(sk: &[u8], ek: EncapsulationKey<P>) -> Self {
         let mut secret = P::SecretCpaBytes::zeroed();
         let cpa = secret.as_ref().len();
         let pk_len = ek.as_bytes().len();
@@ -471,7 +471,7 @@ impl<P: ParameterSet> TryFrom<&[u8]> for DecapsulationKey<P> {
 
 /// A ciphertext: `pack_10(b') ‖ pack_ET(c_m)`. Any byte string of the right length is accepted.
 pub struct Ciphertext<P: ParameterSet> {
-    bytes: P::CiphertextBytes,
+    pub(crate) bytes: P::CiphertextBytes,
 }
 
 impl<P: ParameterSet> Ciphertext<P> {
@@ -536,7 +536,7 @@ impl<P: ParameterSet> TryFrom<&[u8]> for Ciphertext<P> {
 
 /// The 32-byte shared secret. Wiped on drop, compared in constant time, redacted in `Debug`.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub struct SharedSecret([u8; 32]);
+pub struct SharedSecret(pub(crate) [u8; 32]);
 
 impl SharedSecret {
     /// The secret bytes.

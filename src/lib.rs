@@ -9,10 +9,12 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod batch;
 pub mod ct;
 pub mod encoding;
 pub mod error;
 pub mod hash;
+pub mod keccak;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
