@@ -343,12 +343,20 @@ fn absorb(
     keccak.permute(state);
 }
 
-/// Writes the first `out[l].len()` bytes of state `l`'s rate part (at most one block).
-fn extract(state: &StateX4, out: [&mut [u8]; LANES]) {
-    for (lane, bytes) in out.into_iter().enumerate() {
-        for (word, chunk) in bytes.chunks_mut(8).enumerate() {
-            let value = state.word(lane, word).to_le_bytes();
-            chunk.copy_from_slice(&value[..chunk.len()]);
+/// Writes the first `out[l].len()` bytes of state `l`'s rate part (at most one block) for the
+/// first `out.len()` states. Whole words are copied with fixed-size stores.
+fn extract(state: &StateX4, out: &mut [&mut [u8]]) {
+    for (lane, bytes) in out.iter_mut().enumerate() {
+        let mut words = bytes.chunks_exact_mut(8);
+        let mut index = 0;
+        for chunk in &mut words {
+            chunk.copy_from_slice(&state.word(lane, index).to_le_bytes());
+            index += 1;
+        }
+        let rest = words.into_remainder();
+        if !rest.is_empty() {
+            let len = rest.len();
+            rest.copy_from_slice(&state.word(lane, index).to_le_bytes()[..len]);
         }
     }
 }
@@ -358,8 +366,7 @@ pub fn sha3_256_x4(keccak: &KeccakX4, messages: [&[u8]; LANES]) -> [[u8; 32]; LA
     let mut state = StateX4::new();
     absorb(keccak, &mut state, SHA3_256_RATE, SHA3_SUFFIX, messages);
     let mut out = [[0u8; 32]; LANES];
-    let [a, b, c, d] = &mut out;
-    extract(&state, [a, b, c, d]);
+    extract(&state, &mut out.each_mut().map(|o| &mut o[..]));
     out
 }
 
@@ -368,8 +375,7 @@ pub fn sha3_512_x4(keccak: &KeccakX4, messages: [&[u8]; LANES]) -> [[u8; 64]; LA
     let mut state = StateX4::new();
     absorb(keccak, &mut state, SHA3_512_RATE, SHA3_SUFFIX, messages);
     let mut out = [[0u8; 64]; LANES];
-    let [a, b, c, d] = &mut out;
-    extract(&state, [a, b, c, d]);
+    extract(&state, &mut out.each_mut().map(|o| &mut o[..]));
     out
 }
 
@@ -377,10 +383,11 @@ pub fn sha3_512_x4(keccak: &KeccakX4, messages: [&[u8]; LANES]) -> [[u8; 64]; LA
 pub struct Shake128X4 {
     keccak: KeccakX4,
     state: StateX4,
-    /// The current output block of each stream.
-    block: [[u8; SHAKE128_RATE]; LANES],
-    /// Bytes of `block` already read.
+    /// Bytes of the current block (the rate part of `state`) already read.
     position: usize,
+    /// Copy of the current block, made when a read stops inside it.
+    block: [[u8; SHAKE128_RATE]; LANES],
+    block_is_current: bool,
 }
 
 impl Shake128X4 {
@@ -389,8 +396,9 @@ impl Shake128X4 {
         let mut xof = Self {
             keccak: *keccak,
             state: StateX4::new(),
-            block: [[0; SHAKE128_RATE]; LANES],
             position: 0,
+            block: [[0; SHAKE128_RATE]; LANES],
+            block_is_current: false,
         };
         absorb(
             keccak,
@@ -399,14 +407,7 @@ impl Shake128X4 {
             SHAKE_SUFFIX,
             messages,
         );
-        xof.load_block();
         xof
-    }
-
-    fn load_block(&mut self) {
-        let [a, b, c, d] = &mut self.block;
-        extract(&self.state, [a, b, c, d]);
-        self.position = 0;
     }
 
     /// Reads the next `len` bytes of stream `l` into `out[l]`, for the first `out.len()` streams
@@ -425,11 +426,27 @@ impl Shake128X4 {
         while done < len {
             if self.position == SHAKE128_RATE {
                 self.keccak.permute(&mut self.state);
-                self.load_block();
+                self.position = 0;
+                self.block_is_current = false;
             }
             let take = (SHAKE128_RATE - self.position).min(len - done);
-            for (o, block) in out.iter_mut().zip(self.block.iter()) {
-                o[done..done + take].copy_from_slice(&block[self.position..self.position + take]);
+            if take == SHAKE128_RATE {
+                // A whole block: straight from the state.
+                let outputs = out.len();
+                let mut views: [&mut [u8]; LANES] = [&mut [], &mut [], &mut [], &mut []];
+                for (view, o) in views.iter_mut().zip(out.iter_mut()) {
+                    *view = &mut o[done..done + take];
+                }
+                extract(&self.state, &mut views[..outputs]);
+            } else {
+                if !self.block_is_current {
+                    extract(&self.state, &mut self.block.each_mut().map(|b| &mut b[..]));
+                    self.block_is_current = true;
+                }
+                for (o, block) in out.iter_mut().zip(self.block.iter()) {
+                    o[done..done + take]
+                        .copy_from_slice(&block[self.position..self.position + take]);
+                }
             }
             self.position += take;
             done += take;
