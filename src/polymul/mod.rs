@@ -35,8 +35,10 @@ use zeroize::Zeroize;
 use crate::poly::{Poly, SecretPoly};
 
 pub mod schoolbook;
+pub mod toom_cook;
 
 pub use schoolbook::Schoolbook;
+pub use toom_cook::ToomCook;
 
 /// Multiplication of public polynomials by small secrets, with transform-domain accumulation.
 ///
