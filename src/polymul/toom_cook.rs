@@ -772,8 +772,8 @@ mod tests {
     #[test]
     fn sizes_are_as_documented() {
         let (secret, accumulator) = if SIMD { (2304, 2048) } else { (2016, 1792) };
-        assert_eq!(core::mem::size_of::<ToomCookSecret>(), secret);
-        assert_eq!(core::mem::size_of::<ToomCookAccumulator>(), accumulator);
+        assert_eq!(size_of::<ToomCookSecret>(), secret);
+        assert_eq!(size_of::<ToomCookAccumulator>(), accumulator);
     }
 
     #[test]
