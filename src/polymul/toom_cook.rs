@@ -363,17 +363,43 @@ fn leaf_product<const L: usize>(out: &mut [[u16; L]; 2 * LEAF], a: &Leaf<L>, s: 
 
 /// [`leaf_product`] for SIMD targets, where a row is one vector.
 ///
-/// Each output row is one running sum over a constant index range (see [`product_row`]), so
-/// the sum stays in a register and the operand rows are read straight from memory: one
-/// multiply and one add per pair of rows, no loop overhead, no stores but the result. Fully
-/// unrolled: about 4.5 KiB of x86-64 code.
+/// Each output row is one running sum, kept in a register, of the products of operand rows
+/// read straight from memory: one multiply and one add per pair of rows, no loop overhead, no
+/// stores but the result. The code is written out by macros over constant indices (see
+/// [`multiply_add_row`]) rather than left to the optimiser's unrolling heuristics, which
+/// proved fragile. About 4.5 KiB of x86-64 code.
 #[inline(never)]
 fn leaf_product_unrolled<const L: usize>(out: &mut [[u16; L]; 2 * LEAF], a: &Leaf<L>, s: &Leaf<L>) {
+    macro_rules! row {
+        ($k:literal: $($i:literal)*) => {{
+            let mut sum = [0u16; L];
+            $(multiply_add_row::<L, $k, $i>(&mut sum, a, s);)*
+            out[$k] = sum;
+        }};
+    }
     macro_rules! rows {
-        ($($k:literal)*) => { $(out[$k] = product_row::<L, $k>(a, s);)* };
+        ($($k:literal)*) => {
+            $(row!($k: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);)*
+        };
     }
     rows!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
     out[2 * LEAF - 1] = [0; L];
+}
+
+/// `sum += a[I]·s[K − I]` if both indices are in range, else nothing: row `K` of a leaf
+/// product is the sum of these over `I` in `0..16`. `K` and `I` are constants, so the
+/// condition costs nothing.
+#[inline(always)]
+fn multiply_add_row<const L: usize, const K: usize, const I: usize>(
+    sum: &mut [u16; L],
+    a: &Leaf<L>,
+    s: &Leaf<L>,
+) {
+    if I <= K && K - I < LEAF {
+        for ((acc, &x), &y) in sum.iter_mut().zip(&a.0[I]).zip(&s.0[K - I]) {
+            *acc = acc.wrapping_add(x.wrapping_mul(y));
+        }
+    }
 }
 
 /// [`leaf_product`] for scalar targets: one point at a time, one output coefficient at a time,
@@ -396,28 +422,6 @@ fn leaf_product_compact<const L: usize>(out: &mut [[u16; L]; 2 * LEAF], a: &Leaf
             row[lane] = sum;
         }
     }
-}
-
-/// Row `K` of a leaf product: `Σ_{i+j=K} a[i]·s[j]`, over `i` in `first..end` with `i` and
-/// `K − i` both in `0..16`.
-///
-/// `K` is a constant, so the loops have constant trip counts. They are split in two of at most
-/// eight iterations each: short enough for the optimiser to unroll them completely and then
-/// vectorise across the lanes, rather than vectorising along `i` with gathers.
-#[inline(always)]
-fn product_row<const L: usize, const K: usize>(a: &Leaf<L>, s: &Leaf<L>) -> [u16; L] {
-    let first = K.saturating_sub(LEAF - 1);
-    let end = if K < LEAF { K + 1 } else { LEAF };
-    let middle = (first + end) >> 1;
-    let mut sum = [0u16; L];
-    for range in [first..middle, middle..end] {
-        for i in range {
-            for ((acc, &x), &y) in sum.iter_mut().zip(&a.0[i]).zip(&s.0[K - i]) {
-                *acc = acc.wrapping_add(x.wrapping_mul(y));
-            }
-        }
-    }
-    sum
 }
 
 /// Completes a refined Karatsuba recombination in place: `part` holds `low·low` in rows 0..32
