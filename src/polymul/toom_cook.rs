@@ -96,7 +96,7 @@
 //! (products involving the secret) are not, as in the rest of the crate's arithmetic; the
 //! caller wipes `Prepared` and `Accumulator`.
 
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::Zeroize;
 
 use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::PolyMul;
@@ -138,8 +138,11 @@ pub struct ToomCook;
 
 /// A secret evaluated at the seven Toom-Cook points and split into its nine Karatsuba leaves of
 /// 16 coefficients, each coefficient a row of `LANES` point values: 2,304 bytes with 128-bit
-/// SIMD (2,016 without). Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// SIMD (2,016 without).
+///
+/// The caller wipes it ([`PolyMul::Prepared`]); it is not also wiped on drop, which would
+/// cost a second pass of about a thousand volatile stores.
+#[derive(Clone, Zeroize)]
 pub struct ToomCookSecret {
     /// Leaf `3·g + h` (see [`complete_leaves`]), then `[coefficient][point]`.
     leaves: [Leaf<LANES>; LEAVES],
@@ -147,8 +150,10 @@ pub struct ToomCookSecret {
 
 /// A sum of products kept as its seven point products, not yet interpolated: 127 coefficient
 /// rows (plus one zero row) of `LANES` point values, 2,048 bytes with 128-bit SIMD (1,792
-/// without). Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// without).
+///
+/// The caller wipes it ([`PolyMul::Accumulator`]); it is not also wiped on drop.
+#[derive(Clone, Zeroize)]
 pub struct ToomCookAccumulator {
     /// `rows[coefficient][point]`.
     rows: [[u16; LANES]; PRODUCT_ROWS],
