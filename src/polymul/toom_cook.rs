@@ -93,9 +93,10 @@
 //! and memory access are independent of both operands. There are no divisions (the odd
 //! divisors are multiplications by inverses) and no data-dependent branches.
 //!
-//! The secret's evaluation is wiped in `prepare`; stack temporaries of `mul_acc` and `finish`
-//! (products involving the secret) are not, as in the rest of the crate's arithmetic; the
-//! caller wipes `Prepared` and `Accumulator`.
+//! `prepare` evaluates the secret straight into the returned value. Stack temporaries (sums of
+//! secret leaves in `prepare`, products in `mul_acc`, interpolated blocks in `finish`) are not
+//! wiped, as in the rest of the crate's arithmetic; the caller wipes `Prepared` and
+//! `Accumulator`.
 
 use zeroize::Zeroize;
 
