@@ -56,6 +56,25 @@ cfg_if::cfg_if! {
 /// `RUSTFLAGS='--cfg saber_polymul="schoolbook"'` (or `"toom_cook"`, `"ntt"`, `"kronecker"`).
 pub type DefaultPolyMul = Selected;
 
+/// A backend that can also keep a *public* polynomial in its own domain, so that an operand used
+/// again and again (matrix A and the vector b of a public key, cached by the expanded keys) is
+/// transformed once.
+pub trait PolyMulPublic: PolyMul {
+    /// A public polynomial in the backend's domain.
+    type PreparedPublic: Clone;
+
+    /// Transforms a public polynomial (a residue mod 2^13, as for [`PolyMul::mul_acc`]).
+    fn prepare_public(&mut self, a: &Poly) -> Self::PreparedPublic;
+
+    /// `acc += a · s` with both operands already in the backend's domain.
+    fn mul_acc_prepared(
+        &mut self,
+        acc: &mut Self::Accumulator,
+        a: &Self::PreparedPublic,
+        s: &Self::Prepared,
+    );
+}
+
 /// Multiplication of public polynomials by small secrets, with transform-domain accumulation.
 ///
 /// Methods take `&mut self` so that a backend can own a hardware peripheral; software backends
