@@ -13,6 +13,7 @@ pub mod batch;
 pub mod ct;
 pub mod encoding;
 pub mod error;
+pub mod expanded;
 pub mod hash;
 pub mod keccak;
 pub mod kem;
@@ -26,10 +27,11 @@ pub mod polyvec;
 pub mod sampling;
 
 pub use error::Error;
+pub use expanded::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
 pub use kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 pub use params::{
     FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, ParameterSet, Plus, Round3, Saber,
     SaberPlus, Variant,
 };
-pub use polymul::{DefaultPolyMul, PolyMul};
+pub use polymul::{DefaultPolyMul, PolyMul, PolyMulPublic};
 pub use polyvec::LowMemory;
