@@ -11,6 +11,12 @@
 //!   set to the number of operations, so criterion's `thrpt` line is operations per second and
 //!   its time is for the whole batch.
 //!
+//! `BATCH_RATIOS=1 cargo bench --bench batch` instead prints a table of per-operation times and
+//! ratios for the default backend, measured in interleaved rounds (single, batch of four, batch of
+//! one, then again; `BATCH_ROUNDS`, default 9), which keeps ratios meaningful on a shared machine
+//! where load changes over a run; the table shows medians over rounds. `BATCH_BACKEND=<name>`
+//! picks another backend of `tests/support/backends.rs`.
+//!
 //! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID` on Linux, wall time
 //! elsewhere): the development machine is shared, and CPU time leaves out the time the thread
 //! waits for a core. Set `BATCH_BENCH_WALL=1` for wall time.
@@ -22,7 +28,7 @@ use std::convert::Infallible;
 use std::hint::black_box;
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::batch::BatchVariant;
 use saber_kem::keccak::{KeccakX4, Shake128X4, StateX4};
@@ -264,4 +270,203 @@ criterion_group! {
     config = Criterion::default().with_measurement(ThreadTime::new());
     targets = keccak, batch
 }
-criterion_main!(benches);
+
+/// Interleaved per-operation timing of single operations and batches.
+mod ratios {
+    use super::*;
+
+    /// Thread CPU nanoseconds per operation of `run`, which performs `ops` operations, repeated
+    /// until at least 20 ms have passed.
+    fn per_op(clock: &ThreadTime, ops: usize, mut run: impl FnMut()) -> f64 {
+        let mut calls = 0u64;
+        let start = clock.start();
+        let mut elapsed;
+        loop {
+            run();
+            calls += 1;
+            elapsed = clock.end(start);
+            if elapsed >= 20_000_000 {
+                break;
+            }
+        }
+        elapsed as f64 / (calls as f64 * ops as f64)
+    }
+
+    fn median(mut xs: Vec<f64>) -> f64 {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() >> 1]
+    }
+
+    /// One table row: the medians over rounds of single, batch-of-four and (Saber+) batch-of-one
+    /// per-operation times.
+    fn row(
+        name: &str,
+        op: &str,
+        rounds: usize,
+        single: &mut dyn FnMut(),
+        batch4: &mut dyn FnMut(),
+        mut batch1: Option<&mut dyn FnMut()>,
+    ) {
+        let clock = ThreadTime::new();
+        let (mut s, mut b4, mut b1) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            s.push(per_op(&clock, 1, &mut *single));
+            b4.push(per_op(&clock, 4, &mut *batch4));
+            if let Some(f) = batch1.as_mut() {
+                b1.push(per_op(&clock, 1, &mut **f));
+            }
+        }
+        let (s, b4) = (median(s) / 1e3, median(b4) / 1e3);
+        let one = if b1.is_empty() {
+            "| — | —".to_string()
+        } else {
+            let b1 = median(b1) / 1e3;
+            format!("| {b1:.1} | {:.2}×", s / b1)
+        };
+        println!(
+            "| {name} | {op} | {s:.1} | {b4:.1} | {:.2}× {one} |",
+            s / b4
+        );
+    }
+
+    fn set<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+        rounds: usize,
+        backend: &mut B,
+    ) where
+        SaberKem<V, L, MU, ET>: ParameterSet,
+    {
+        type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
+        let name = <Kem<V, L, MU, ET> as ParameterSet>::NAME;
+        let plus = V::SUFFIX == "+";
+        let rng = &mut BenchRng(1);
+        let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, rng);
+        let keys = pairs.each_ref().map(|p| &p.1);
+        let Ok(encapsulated) = Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, keys, rng);
+        let jobs: [_; 4] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
+
+        // The closures share the backend and RNG; each runs alone.
+        let cell = std::cell::RefCell::new((backend, rng));
+        let mut keygen1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_generate_with(*b, *r).unwrap());
+        };
+        let mut keygen4 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(*b, *r).unwrap());
+        };
+        let mut keygen_b1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 1, _>(*b, *r).unwrap());
+        };
+        row(
+            name,
+            "keygen",
+            rounds,
+            &mut keygen1,
+            &mut keygen4,
+            plus.then_some(&mut keygen_b1 as &mut dyn FnMut()),
+        );
+        let mut encaps1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(keys[0].try_encapsulate_with(*b, *r).unwrap());
+        };
+        let mut encaps4 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_encapsulate_batch_with(*b, keys, *r).unwrap());
+        };
+        let mut encaps_b1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_encapsulate_batch_with(*b, [keys[0]], *r).unwrap());
+        };
+        row(
+            name,
+            "encaps",
+            rounds,
+            &mut encaps1,
+            &mut encaps4,
+            plus.then_some(&mut encaps_b1 as &mut dyn FnMut()),
+        );
+        let mut decaps1 = || {
+            let (b, _) = &mut *cell.borrow_mut();
+            black_box(jobs[0].0.decapsulate_with(*b, black_box(jobs[0].1)));
+        };
+        let mut decaps4 = || {
+            let (b, _) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with(
+                *b,
+                black_box(jobs),
+            ));
+        };
+        let mut decaps_b1 = || {
+            let (b, _) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with(
+                *b,
+                black_box([jobs[0]]),
+            ));
+        };
+        row(
+            name,
+            "decaps",
+            rounds,
+            &mut decaps1,
+            &mut decaps4,
+            plus.then_some(&mut decaps_b1 as &mut dyn FnMut()),
+        );
+    }
+
+    fn table<B: PolyMul>(rounds: usize, backend: &mut B) {
+        use saber_kem::{Plus, Round3};
+        println!(
+            "backend {}, Keccak {}, {} clock, median of {rounds} interleaved rounds",
+            backend.name(),
+            KeccakX4::new().name(),
+            if ThreadTime::new().use_wall {
+                "wall"
+            } else {
+                "thread CPU"
+            },
+        );
+        println!();
+        println!(
+            "| set | op | single µs/op | batch of 4 µs/op | speed-up | batch of 1 µs/op | speed-up |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|");
+        set::<Round3, B, 2, 10, 3>(rounds, backend);
+        set::<Round3, B, 3, 8, 4>(rounds, backend);
+        set::<Round3, B, 4, 6, 6>(rounds, backend);
+        set::<Plus, B, 2, 10, 3>(rounds, backend);
+        set::<Plus, B, 3, 8, 4>(rounds, backend);
+        set::<Plus, B, 4, 6, 6>(rounds, backend);
+    }
+
+    /// The default backend, or the one named by `BATCH_BACKEND` (as in the backend list).
+    pub fn run() {
+        let rounds = std::env::var("BATCH_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(9);
+        let Ok(wanted) = std::env::var("BATCH_BACKEND") else {
+            table(rounds, &mut saber_kem::DefaultPolyMul::default());
+            return;
+        };
+        macro_rules! each {
+            ($id:ident, $name:expr, $ctor:expr) => {
+                if wanted == $name {
+                    table(rounds, &mut $ctor);
+                    return;
+                }
+            };
+        }
+        backends::for_each_backend!(each);
+        panic!("unknown backend {wanted}");
+    }
+}
+
+fn main() {
+    if std::env::var_os("BATCH_RATIOS").is_some() {
+        ratios::run();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
