@@ -15,7 +15,7 @@
 //! ratios for the default backend, measured in interleaved rounds (single, batch of four, batch of
 //! one, then again; `BATCH_ROUNDS`, default 9), which keeps ratios meaningful on a shared machine
 //! where load changes over a run; the table shows medians over rounds. `BATCH_BACKEND=<name>`
-//! picks another backend of `tests/support/backends.rs`.
+//! picks another backend of `tests/support/backends.rs`, `BATCH_SETS=Saber,Saber+` some sets.
 //!
 //! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID` on Linux, wall time
 //! elsewhere): the development machine is shared, and CPU time leaves out the time the thread
@@ -337,6 +337,11 @@ mod ratios {
     {
         type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
         let name = <Kem<V, L, MU, ET> as ParameterSet>::NAME;
+        if let Ok(sets) = std::env::var("BATCH_SETS") {
+            if !sets.split(',').any(|s| s == name) {
+                return;
+            }
+        }
         let plus = V::SUFFIX == "+";
         let rng = &mut BenchRng(1);
         let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, rng);
