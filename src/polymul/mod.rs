@@ -34,8 +34,10 @@ use zeroize::Zeroize;
 
 use crate::poly::{Poly, SecretPoly};
 
+pub mod ntt;
 pub mod schoolbook;
 
+pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttScalar};
 pub use schoolbook::Schoolbook;
 
 /// Multiplication of public polynomials by small secrets, with transform-domain accumulation.
