@@ -91,8 +91,8 @@ mod avx2;
 use params::{LayerCount, Layers6};
 
 /// A secret in the NTT domain: for each of the 64 blocks mod x^4 ∓ ζ, its 4×4 base-multiplication
-/// matrix (the ζ-multiples precomputed). 4 KiB. Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// matrix (the ζ-multiples precomputed). 4 KiB. Wiped by the caller (the [`PolyMul`] contract).
+#[derive(Clone, Zeroize)]
 pub struct NttPrepared {
     columns: [i32; 4 * N],
 }
@@ -104,8 +104,8 @@ impl core::fmt::Debug for NttPrepared {
 }
 
 /// A sum of up to four products in the NTT domain: unreduced `i64` base-product sums, 2 KiB.
-/// Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// Wiped by the caller.
+#[derive(Clone, Zeroize)]
 pub struct NttAccumulator {
     sums: [i64; N],
 }
