@@ -122,7 +122,7 @@ pub(crate) fn prepare<P: Params>(s: &SecretPoly, out: &mut [i32]) {
     }
     forward::<P>(&mut t);
     build_columns::<P>(|block, k| t[block * P::BLOCK + k], out);
-    t.zeroize();
+    t.as_mut_slice().zeroize();
 }
 
 /// `mul_acc`: forward NTT of the centred `a`, then `acc += â ∘ ŝ` blockwise, in `i64`.
@@ -143,7 +143,7 @@ pub(crate) fn mul_acc<P: Params>(acc: &mut [i64; N], a: &Poly, prepared: &[i32])
             acc[acc_index((slot << P::LOG_BLOCK) + k)] += sum;
         }
     }
-    t.zeroize();
+    t.as_mut_slice().zeroize();
 }
 
 /// Montgomery-reduces the accumulator into natural NTT order (|x| <= 0.75·q').
@@ -165,6 +165,6 @@ pub(crate) fn finish<P: Params>(acc: &[i64; N]) -> Poly {
     for (o, &x) in out.coeffs.iter_mut().zip(t.iter()) {
         *o = x as u16;
     }
-    t.zeroize();
+    t.as_mut_slice().zeroize();
     out
 }
