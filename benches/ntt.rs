@@ -14,8 +14,8 @@ use std::hint::black_box;
 use saber_kem::poly::{N, Poly, SecretPoly};
 use saber_kem::polymul::{NttAvx2, NttScalar, PolyMul, ntt::NttScalarLayers};
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+#[path = "../tests/support/backends.rs"]
+mod backends;
 
 /// Deterministic pseudo-random inputs (xorshift; quality is irrelevant here).
 struct Inputs(u64);
@@ -115,7 +115,7 @@ fn backends(c: &mut Criterion) {
     }
     // A closure, so that a backend missing on this CPU can `return` (skip) from it.
     let mut all = || {
-        support::backends::for_each_backend!(run);
+        backends::for_each_backend!(run);
     };
     all();
 }

@@ -21,11 +21,6 @@ use shake::XofReader;
 #[allow(unused_macros, dead_code)]
 mod backends;
 
-/// Mirrors the tests' `support` module, so the list's `$crate::support::backends` paths resolve.
-mod support {
-    pub(crate) use super::backends;
-}
-
 /// splitmix64: cheap, deterministic; the benchmark's RNG cost stays negligible.
 struct BenchRng(u64);
 
@@ -253,7 +248,7 @@ fn main() {
     }
     // A closure, so that a backend missing on this CPU can `return` (skip) from it.
     let mut add_all = || {
-        support::backends::for_each_backend!(add_backend);
+        backends::for_each_backend!(add_backend);
     };
     add_all();
     rows.push(Row {
