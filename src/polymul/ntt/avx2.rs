@@ -447,7 +447,7 @@ unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
                 for (i, ai) in a_i.into_iter().enumerate() {
                     let col = load_i32(&cols[8 * i..]);
                     even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, col));
-                    odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, _mm256_srli_epi64::<32>(col)));
+                    odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_lanes(col)));
                 }
                 store_i64(&mut sums[0..], even);
                 store_i64(&mut sums[4..], odd);
