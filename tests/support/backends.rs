@@ -38,6 +38,7 @@ macro_rules! for_each_backend {
                 }
             }
         );
+        $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
     };
 }
 
