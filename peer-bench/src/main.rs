@@ -5,7 +5,8 @@
 //! prints µs with the ratios ours / pqcrypto-saber and ours / Keccak floor.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
-//! samples). Each cell is the minimum over interleaved rounds of the median of up to 200 calls.
+//! samples). Each cell is the minimum over 9 rounds of the median of up to 101 calls (or 15 ms);
+//! the rounds of one cell interleave all rows.
 
 use std::convert::Infallible;
 use std::hint::black_box;
@@ -235,9 +236,9 @@ fn keccak_floor(variant: usize, op: usize) {
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let (rounds, calls, budget) = if quick {
-        (2, 51, Duration::from_millis(10))
+        (3, 31, Duration::from_millis(5))
     } else {
-        (5, 201, Duration::from_millis(40))
+        (9, 101, Duration::from_millis(15))
     };
 
     let mut rows: Vec<Row> = vec![default_row!()];
@@ -268,12 +269,14 @@ fn main() {
     let pq = rows.len() - 2;
     let floor = rows.len() - 1;
 
-    // best[row][variant][op], the minimum over rounds of the medians; rounds interleave rows.
+    // best[row][variant][op]: the minimum over rounds of the per-round medians. Rounds run per
+    // cell and interleave the rows, so that every implementation of one cell is measured at
+    // nearly the same time (this machine class is shared: contention comes in bursts).
     let mut best = vec![[[f64::MAX; 3]; 3]; rows.len()];
-    for _ in 0..rounds {
-        for (r, row) in rows.iter_mut().enumerate() {
-            for v in 0..3 {
-                for op in 0..3 {
+    for v in 0..3 {
+        for op in 0..3 {
+            for _ in 0..rounds {
+                for (r, row) in rows.iter_mut().enumerate() {
                     let t = (row.time)(v, op, calls, budget);
                     best[r][v][op] = best[r][v][op].min(t);
                 }
