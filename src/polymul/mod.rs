@@ -36,9 +36,11 @@ use crate::poly::{Poly, SecretPoly};
 use crate::polyvec;
 use crate::sampling::MatrixSource;
 
+pub mod ntt;
 pub mod schoolbook;
 pub mod toom_cook;
 
+pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttScalar};
 pub use schoolbook::Schoolbook;
 pub use toom_cook::ToomCook;
 
@@ -47,6 +49,8 @@ pub use toom_cook::ToomCook;
 cfg_if::cfg_if! {
     if #[cfg(saber_polymul = "schoolbook")] {
         type Selected = Schoolbook;
+    } else if #[cfg(saber_polymul = "ntt")] {
+        type Selected = Ntt;
     } else {
         type Selected = ToomCook;
     }
