@@ -8,7 +8,7 @@ use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::ct::{bytes_equal, select_into};
+use crate::ct::{ConstantTimeSelect, KeySelect, bytes_equal};
 use crate::error::{Error, check_length};
 use crate::hash::{sha3_256, sha3_512};
 use crate::params::sizes::{self, SEED_BYTES};
@@ -44,8 +44,12 @@ pub trait Operations {
         m: &[u8; 32],
         ct: &mut [u8],
     ) -> SharedSecret;
-    /// Decapsulation with implicit rejection.
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret;
+    /// Decapsulation with implicit rejection; `S` is always [`ConstantTimeSelect`] outside tests.
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret;
     /// Whether `sk_cpa` decodes to a secret in range.
     fn secret_in_range(sk_cpa: &[u8]) -> Choice;
 }
@@ -100,7 +104,11 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         ss
     }
 
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret {
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret {
         let mut s = pke::zero_secret::<L>();
         for (s_i, bytes) in s
             .iter_mut()
@@ -118,7 +126,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         pke::encrypt::<V, B, L, MU, ET>(backend, &message, &coins, dk.pk, reencrypted);
         // Implicit rejection: K = H(z ‖ H(c)) on any mismatch, selected without a branch.
         let mismatch = !bytes_equal(ct, reencrypted);
-        select_into(&mut k, dk.z, mismatch);
+        S::select_into(&mut k, dk.z, mismatch);
         SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
     }
 
@@ -210,14 +218,7 @@ fn keypair_from_seeds<P: ParameterSet, B: PolyMul>(
 ) -> (DecapsulationKey<P>, EncapsulationKey<P>) {
     let mut pk = P::PublicKeyBytes::zeroed();
     let mut sk = Zeroizing::new(P::SecretKeyBytes::zeroed());
-    P::keypair(
-        backend,
-        seed_a,
-        seed_s,
-        z,
-        pk.as_mut(),
-        sk.as_mut(),
-    );
+    P::keypair(backend, seed_a, seed_s, z, pk.as_mut(), sk.as_mut());
     let ek = EncapsulationKey { bytes: pk };
     let dk = DecapsulationKey::from_parts(sk.as_ref(), ek.clone());
     (dk, ek)
@@ -412,13 +413,33 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     fn decapsulate_bytes_with<B: PolyMul>(&self, backend: &mut B, ct: &[u8]) -> SharedSecret {
+        self.decapsulate_selecting::<B, ConstantTimeSelect>(backend, ct)
+    }
+
+    fn decapsulate_selecting<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &[u8],
+    ) -> SharedSecret {
         let parts = SecretParts {
             secret: self.secret.as_ref(),
             pk: self.ek.as_bytes(),
             hpk: &self.hpk,
             z: &self.z,
         };
-        P::decapsulate(backend, &parts, ct)
+        P::decapsulate::<B, S>(backend, &parts, ct)
+    }
+
+    /// Test seam: decapsulation with another key selector (`tests/rejection.rs` and
+    /// `tests/ct_valgrind.rs` substitute broken ones to prove that they catch them).
+    #[cfg(feature = "hazmat")]
+    #[doc(hidden)]
+    pub fn decapsulate_with_selector<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &Ciphertext<P>,
+    ) -> SharedSecret {
+        self.decapsulate_selecting::<B, S>(backend, ct.as_bytes())
     }
 
     /// Decapsulates a ciphertext given as bytes; wrong lengths are an error.
