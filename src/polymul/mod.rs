@@ -34,8 +34,10 @@ use zeroize::Zeroize;
 
 use crate::poly::{Poly, SecretPoly};
 
+pub mod kronecker;
 pub mod schoolbook;
 
+pub use kronecker::{Kronecker, KroneckerSoft, SoftwareBigMul};
 pub use schoolbook::Schoolbook;
 
 /// Multiplication of public polynomials by small secrets, with transform-domain accumulation.

@@ -8,6 +8,11 @@
 macro_rules! for_each_backend {
     ($callback:ident) => {
         $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
+        $callback!(
+            kronecker,
+            "kronecker",
+            saber_kem::polymul::KroneckerSoft::default()
+        );
     };
 }
 
