@@ -5,8 +5,6 @@
 //! overflow: `(2^64 − 1)² + 2·(2^64 − 1) = 2^128 − 1`), over 32-bit limbs elsewhere. The loops
 //! run over the public operand length only; there is no data-dependent branch.
 
-use zeroize::Zeroize;
-
 use super::BigMul;
 
 /// Schoolbook big-integer multiplication in software for operands of up to `MAX_WORDS` 32-bit
@@ -39,6 +37,8 @@ impl<const MAX_WORDS: usize> BigMul for SoftwareBigMul<MAX_WORDS> {
 /// `product = x·y` with 64-bit limbs.
 #[cfg(target_pointer_width = "64")]
 fn mul_limbs(x: &[u32], y: &[u32], product: &mut [u32]) {
+    use zeroize::Zeroize;
+
     let n = x.len();
     let limbs = n.div_ceil(2);
     let mut x64 = [0u64; 32];
