@@ -1,6 +1,31 @@
 #![no_std]
-#![doc = "saber-kem"]
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs, unused_qualifications)]
 
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod ct;
+pub mod encoding;
+pub mod error;
+pub mod hash;
 pub mod hw;
+pub mod kem;
+#[cfg(feature = "kem")]
+pub mod kem_traits;
+pub mod params;
+pub mod pke;
 pub mod poly;
 pub mod polymul;
+pub mod polyvec;
+pub mod sampling;
+
+pub use error::Error;
+pub use kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
+pub use params::{
+    FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, ParameterSet, Plus, Round3, Saber,
+    SaberPlus, Variant,
+};
+pub use polymul::{DefaultPolyMul, PolyMul};
+pub use polyvec::LowMemory;

@@ -87,5 +87,5 @@ impl core::fmt::Debug for SecretPoly {
 /// this so that the product bounds in their module docs hold.
 #[inline(always)]
 pub fn centred(x: u16) -> i32 {
-    (((x as i32) << 19) as i32) >> 19
+    ((x as i32) << 19) >> 19
 }

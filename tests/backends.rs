@@ -52,7 +52,12 @@ fn check_sum<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
         backend.mul_acc(&mut acc, a, &prepared);
     }
     let got = backend.finish(&acc);
-    assert_eq!(masked(&got), masked(&oracle.finish(&want)), "backend {}", backend.name());
+    assert_eq!(
+        masked(&got),
+        masked(&oracle.finish(&want)),
+        "backend {}",
+        backend.name()
+    );
 }
 
 /// The worst case for exact-integer backends: every term at the largest magnitude, same sign.

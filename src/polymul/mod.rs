@@ -33,12 +33,30 @@
 use zeroize::Zeroize;
 
 use crate::poly::{Poly, SecretPoly};
+use crate::polyvec;
+use crate::sampling::MatrixSource;
 
 pub mod kronecker;
 pub mod schoolbook;
 
 pub use kronecker::{Kronecker, KroneckerSoft, SoftwareBigMul};
 pub use schoolbook::Schoolbook;
+
+cfg_if::cfg_if! {
+    if #[cfg(saber_polymul = "schoolbook")] {
+        /// The backend used when the caller does not pick one (overridden with
+        /// `--cfg saber_polymul="…"`).
+        pub type DefaultPolyMul = Schoolbook;
+    } else if #[cfg(saber_polymul = "kronecker")] {
+        /// The backend used when the caller does not pick one (overridden with
+        /// `--cfg saber_polymul="…"`).
+        pub type DefaultPolyMul = KroneckerSoft;
+    } else {
+        /// The backend used when the caller does not pick one (overridden with
+        /// `--cfg saber_polymul="…"`).
+        pub type DefaultPolyMul = Schoolbook;
+    }
+}
 
 /// Multiplication of public polynomials by small secrets, with transform-domain accumulation.
 ///
@@ -75,5 +93,42 @@ pub trait PolyMul {
         prepared.zeroize();
         acc.zeroize();
         out
+    }
+
+    /// Key generation's `b = Aᵀ·s`: calls `emit(j, b_j)` for each output polynomial (correct
+    /// mod 2^13). Matrix entries are drawn from `matrix` in row-major order, each exactly once.
+    fn matrix_vector_transposed<M: MatrixSource, const L: usize>(
+        &mut self,
+        matrix: &mut M,
+        s: &[SecretPoly; L],
+        emit: impl FnMut(usize, &Poly),
+    ) where
+        Self: Sized,
+    {
+        polyvec::transposed_fast(self, matrix, s, emit)
+    }
+
+    /// Encryption's products: calls `emit(i, b'_i)` for the rows of `b' = A·s'` and returns
+    /// `v' = bᵀ·s'`, where `public_b` holds L polynomials packed with 10 bits per coefficient.
+    fn matrix_vector_and_inner<M: MatrixSource, const L: usize>(
+        &mut self,
+        matrix: &mut M,
+        s: &[SecretPoly; L],
+        public_b: &[u8],
+        emit: impl FnMut(usize, &Poly),
+    ) -> Poly
+    where
+        Self: Sized,
+    {
+        polyvec::encrypt_fast(self, matrix, s, public_b, emit)
+    }
+
+    /// Decryption's `v = b'ᵀ·s`, where `public_b` holds L polynomials packed with 10 bits per
+    /// coefficient.
+    fn inner_product<const L: usize>(&mut self, public_b: &[u8], s: &[SecretPoly; L]) -> Poly
+    where
+        Self: Sized,
+    {
+        polyvec::inner_product_fast(self, public_b, s)
     }
 }

@@ -1,0 +1,579 @@
+//! Saber.KEM: the Fujisaki–Okamoto transform with implicit rejection (round-3 spec §2.6,
+//! Algorithms 4–6), and the key, ciphertext and shared-secret types.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use rand_core::{CryptoRng, TryCryptoRng};
+use subtle::{Choice, ConstantTimeEq};
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+use crate::ct::{bytes_equal, select_into};
+use crate::error::{Error, check_length};
+use crate::hash::{sha3_256, sha3_512};
+use crate::params::sizes::{self, SEED_BYTES};
+use crate::params::{ByteArray, ParameterSet, Variant};
+use crate::pke;
+use crate::polymul::{DefaultPolyMul, PolyMul};
+
+/// A Saber KEM instance: variant `V`, module rank `L`, binomial parameter `MU`, ciphertext
+/// exponent `ET`. Use the aliases ([`crate::LightSaber`], [`crate::Saber`], …).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SaberKem<V: Variant, const L: usize, const MU: usize, const ET: usize>(PhantomData<V>);
+
+/// Length of the largest ciphertext (FireSaber).
+const MAX_CIPHERTEXT: usize = sizes::ciphertext(4, 6);
+
+/// The KEM algorithms on byte slices, implemented once for every `SaberKem<V, L, MU, ET>`.
+/// Slices have exactly this parameter set's lengths (checked by the typed API).
+#[doc(hidden)]
+pub trait Operations {
+    /// Key generation from its three random inputs (in reference order).
+    fn keypair<B: PolyMul>(
+        backend: &mut B,
+        seed_a: &[u8; 32],
+        seed_s: &[u8; 32],
+        z: &[u8; 32],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    );
+    /// Encapsulation from its random input: writes `ct`, returns the shared secret.
+    fn encapsulate<B: PolyMul>(
+        backend: &mut B,
+        pk: &[u8],
+        m: &[u8; 32],
+        ct: &mut [u8],
+    ) -> SharedSecret;
+    /// Decapsulation with implicit rejection.
+    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret;
+    /// Whether `sk_cpa` decodes to a secret in range.
+    fn secret_in_range(sk_cpa: &[u8]) -> Choice;
+}
+
+/// The parts of a decapsulation key, borrowed.
+#[doc(hidden)]
+pub struct SecretParts<'a> {
+    secret: &'a [u8],
+    pk: &'a [u8],
+    hpk: &'a [u8; 32],
+    z: &'a [u8; 32],
+}
+
+impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
+    for SaberKem<V, L, MU, ET>
+{
+    fn keypair<B: PolyMul>(
+        backend: &mut B,
+        seed_a: &[u8; 32],
+        seed_s: &[u8; 32],
+        z: &[u8; 32],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) {
+        // seed_A is hashed so that raw RNG output never appears in the public key (§2.5.1).
+        let mut hashed_seed = [0u8; 32];
+        shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed_seed);
+        let (sk_cpa, rest) = sk.split_at_mut(sizes::secret_cpa::<V>(L));
+        pke::keygen::<V, B, L, MU>(backend, &hashed_seed, seed_s, pk, sk_cpa);
+        let (sk_pk, rest) = rest.split_at_mut(pk.len());
+        sk_pk.copy_from_slice(pk);
+        let (sk_hpk, sk_z) = rest.split_at_mut(SEED_BYTES);
+        sk_hpk.copy_from_slice(&sha3_256(&[pk]));
+        sk_z.copy_from_slice(z);
+    }
+
+    fn encapsulate<B: PolyMul>(
+        backend: &mut B,
+        pk: &[u8],
+        m: &[u8; 32],
+        ct: &mut [u8],
+    ) -> SharedSecret {
+        // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
+        let mut message = Zeroizing::new(sha3_256(&[m]));
+        let hpk = sha3_256(&[pk]);
+        let mut kr = Zeroizing::new(sha3_512(&[&message[..], &hpk]));
+        let (k, coins) = split_kr(&kr);
+        pke::encrypt::<V, B, L, MU, ET>(backend, &message, &coins, pk, ct);
+        let ss = SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]));
+        message.zeroize();
+        kr.zeroize();
+        ss
+    }
+
+    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret {
+        let mut s = pke::zero_secret::<L>();
+        for (s_i, bytes) in s
+            .iter_mut()
+            .zip(dk.secret.chunks_exact(V::SECRET_POLY_BYTES))
+        {
+            // Range validity was checked when the key was built.
+            let _ = V::decode_secret(bytes, MU, s_i);
+        }
+        let message = Zeroizing::new(pke::decrypt::<B, L, ET>(backend, &s, ct));
+        drop(s);
+        let kr = Zeroizing::new(sha3_512(&[&message[..], dk.hpk]));
+        let (mut k, coins) = split_kr(&kr);
+        let mut reencrypted = Zeroizing::new([0u8; MAX_CIPHERTEXT]);
+        let reencrypted = &mut reencrypted[..ct.len()];
+        pke::encrypt::<V, B, L, MU, ET>(backend, &message, &coins, dk.pk, reencrypted);
+        // Implicit rejection: K = H(z ‖ H(c)) on any mismatch, selected without a branch.
+        let mismatch = !bytes_equal(ct, reencrypted);
+        select_into(&mut k, dk.z, mismatch);
+        SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+    }
+
+    fn secret_in_range(sk_cpa: &[u8]) -> Choice {
+        let mut ok = Choice::from(1);
+        let mut poly = crate::poly::SecretPoly::ZERO;
+        for bytes in sk_cpa.chunks_exact(V::SECRET_POLY_BYTES) {
+            ok &= V::decode_secret(bytes, MU, &mut poly);
+        }
+        ok
+    }
+}
+
+/// (K̂, r) = the two halves of G's output.
+fn split_kr(kr: &[u8; 64]) -> (Zeroizing<[u8; 32]>, Zeroizing<[u8; 32]>) {
+    let mut k = Zeroizing::new([0u8; 32]);
+    let mut r = Zeroizing::new([0u8; 32]);
+    k.copy_from_slice(&kr[..32]);
+    r.copy_from_slice(&kr[32..]);
+    (k, r)
+}
+
+/// Draws 32 bytes.
+fn random_seed<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<Zeroizing<[u8; 32]>, R::Error> {
+    let mut seed = Zeroizing::new([0u8; 32]);
+    rng.try_fill_bytes(&mut seed[..])?;
+    Ok(seed)
+}
+
+impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET>
+where
+    Self: ParameterSet,
+{
+    /// Generates a key pair with the default backend.
+    pub fn generate<R: CryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> (DecapsulationKey<Self>, EncapsulationKey<Self>) {
+        let Ok(pair) = Self::try_generate_with(&mut DefaultPolyMul::default(), rng);
+        pair
+    }
+
+    /// Generates a key pair with the default backend; fails only if the RNG fails.
+    pub fn try_generate<R: TryCryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> Result<(DecapsulationKey<Self>, EncapsulationKey<Self>), R::Error> {
+        Self::try_generate_with(&mut DefaultPolyMul::default(), rng)
+    }
+
+    /// Generates a key pair with the given backend. Draws 32 + 32 + 32 bytes (seed_A, seed_s,
+    /// z), in the reference implementation's order.
+    pub fn try_generate_with<B: PolyMul, R: TryCryptoRng + ?Sized>(
+        backend: &mut B,
+        rng: &mut R,
+    ) -> Result<(DecapsulationKey<Self>, EncapsulationKey<Self>), R::Error> {
+        try_generate_with(backend, rng)
+    }
+
+    /// Deterministic key generation from the three 32-byte inputs that
+    /// [`try_generate_with`](Self::try_generate_with) draws (seed_A before hashing, seed_s, z).
+    /// For known-answer tests and protocols that derive keys; the inputs must be secret and
+    /// uniformly random.
+    #[cfg(feature = "hazmat")]
+    pub fn generate_deterministic_with<B: PolyMul>(
+        backend: &mut B,
+        seed_a: &[u8; 32],
+        seed_s: &[u8; 32],
+        z: &[u8; 32],
+    ) -> (DecapsulationKey<Self>, EncapsulationKey<Self>) {
+        keypair_from_seeds(backend, seed_a, seed_s, z)
+    }
+}
+
+/// Key generation for any parameter set, drawing its seeds from `rng`.
+pub(crate) fn try_generate_with<P: ParameterSet, B: PolyMul, R: TryCryptoRng + ?Sized>(
+    backend: &mut B,
+    rng: &mut R,
+) -> Result<(DecapsulationKey<P>, EncapsulationKey<P>), R::Error> {
+    let seed_a = random_seed(rng)?;
+    let seed_s = random_seed(rng)?;
+    let z = random_seed(rng)?;
+    Ok(keypair_from_seeds(backend, &seed_a, &seed_s, &z))
+}
+
+fn keypair_from_seeds<P: ParameterSet, B: PolyMul>(
+    backend: &mut B,
+    seed_a: &[u8; 32],
+    seed_s: &[u8; 32],
+    z: &[u8; 32],
+) -> (DecapsulationKey<P>, EncapsulationKey<P>) {
+    let mut pk = P::PublicKeyBytes::zeroed();
+    let mut sk = Zeroizing::new(P::SecretKeyBytes::zeroed());
+    P::keypair(
+        backend,
+        seed_a,
+        seed_s,
+        z,
+        pk.as_mut(),
+        sk.as_mut(),
+    );
+    let ek = EncapsulationKey { bytes: pk };
+    let dk = DecapsulationKey::from_parts(sk.as_ref(), ek.clone());
+    (dk, ek)
+}
+
+/// A public key: `pack_10(b) ‖ seed_A`. Any byte string of the right length is a valid key.
+pub struct EncapsulationKey<P: ParameterSet> {
+    bytes: P::PublicKeyBytes,
+}
+
+impl<P: ParameterSet> EncapsulationKey<P> {
+    /// Decodes a public key.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let mut key = P::PublicKeyBytes::zeroed();
+        check_length(bytes, key.as_ref().len())?;
+        key.as_mut().copy_from_slice(bytes);
+        Ok(Self { bytes: key })
+    }
+
+    /// The encoding (NIST layout).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
+    /// The encoding as an owned array.
+    pub fn to_bytes(&self) -> P::PublicKeyBytes {
+        self.bytes.clone()
+    }
+
+    /// Encapsulates a fresh shared secret with the default backend.
+    pub fn encapsulate<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> (Ciphertext<P>, SharedSecret) {
+        let Ok(out) = self.try_encapsulate_with(&mut DefaultPolyMul::default(), rng);
+        out
+    }
+
+    /// Encapsulates with the default backend; fails only if the RNG fails.
+    pub fn try_encapsulate<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+    ) -> Result<(Ciphertext<P>, SharedSecret), R::Error> {
+        self.try_encapsulate_with(&mut DefaultPolyMul::default(), rng)
+    }
+
+    /// Encapsulates with the given backend. Draws 32 bytes.
+    pub fn try_encapsulate_with<B: PolyMul, R: TryCryptoRng + ?Sized>(
+        &self,
+        backend: &mut B,
+        rng: &mut R,
+    ) -> Result<(Ciphertext<P>, SharedSecret), R::Error> {
+        let m = random_seed(rng)?;
+        Ok(self.encapsulate_from_seed(backend, &m))
+    }
+
+    fn encapsulate_from_seed<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        m: &[u8; 32],
+    ) -> (Ciphertext<P>, SharedSecret) {
+        let mut ct = P::CiphertextBytes::zeroed();
+        let ss = P::encapsulate(backend, self.bytes.as_ref(), m, ct.as_mut());
+        (Ciphertext { bytes: ct }, ss)
+    }
+
+    /// Deterministic encapsulation from the 32 bytes [`try_encapsulate_with`](Self::try_encapsulate_with)
+    /// draws. For known-answer tests; `m` must be secret and uniformly random.
+    #[cfg(feature = "hazmat")]
+    pub fn encapsulate_deterministic_with<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        m: &[u8; 32],
+    ) -> (Ciphertext<P>, SharedSecret) {
+        self.encapsulate_from_seed(backend, m)
+    }
+}
+
+impl<P: ParameterSet> Clone for EncapsulationKey<P> {
+    fn clone(&self) -> Self {
+        Self {
+            bytes: self.bytes.clone(),
+        }
+    }
+}
+
+impl<P: ParameterSet> PartialEq for EncapsulationKey<P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<P: ParameterSet> Eq for EncapsulationKey<P> {}
+
+impl<P: ParameterSet> fmt::Debug for EncapsulationKey<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EncapsulationKey<{}>(", P::NAME)?;
+        for b in &self.as_bytes()[..8] {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str("…)")
+    }
+}
+
+impl<P: ParameterSet> AsRef<[u8]> for EncapsulationKey<P> {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl<P: ParameterSet> TryFrom<&[u8]> for EncapsulationKey<P> {
+    type Error = Error;
+    fn try_from(bytes: &[u8]) -> Result<Self, Error> {
+        Self::from_bytes(bytes)
+    }
+}
+
+/// A secret key: `sk_cpa ‖ pk ‖ H(pk) ‖ z` in the NIST layout. Wiped on drop; compared in
+/// constant time; its `Debug` output is redacted.
+pub struct DecapsulationKey<P: ParameterSet> {
+    secret: P::SecretCpaBytes,
+    ek: EncapsulationKey<P>,
+    hpk: [u8; 32],
+    z: [u8; 32],
+}
+
+impl<P: ParameterSet> DecapsulationKey<P> {
+    /// Splits a secret key of the right length (unchecked contents).
+    fn from_parts(sk: &[u8], ek: EncapsulationKey<P>) -> Self {
+        let mut secret = P::SecretCpaBytes::zeroed();
+        let cpa = secret.as_ref().len();
+        let pk_len = ek.as_bytes().len();
+        secret.as_mut().copy_from_slice(&sk[..cpa]);
+        let mut hpk = [0u8; 32];
+        hpk.copy_from_slice(&sk[cpa + pk_len..cpa + pk_len + 32]);
+        let mut z = [0u8; 32];
+        z.copy_from_slice(&sk[cpa + pk_len + 32..]);
+        Self { secret, ek, hpk, z }
+    }
+
+    /// Decodes a secret key, rejecting encodings no key generator produces: a secret coefficient
+    /// outside `[-μ/2, μ/2]`, or a stored H(pk) that does not match the stored pk.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        check_length(bytes, P::SecretKeyBytes::zeroed().as_ref().len())?;
+        let cpa = P::SecretCpaBytes::zeroed().as_ref().len();
+        let pk_len = P::PublicKeyBytes::zeroed().as_ref().len();
+        let ek = EncapsulationKey::from_bytes(&bytes[cpa..cpa + pk_len])?;
+        let key = Self::from_parts(bytes, ek);
+        if !bool::from(P::secret_in_range(key.secret.as_ref())) {
+            return Err(Error::SecretOutOfRange);
+        }
+        if sha3_256(&[key.ek.as_bytes()]) != key.hpk {
+            return Err(Error::PublicKeyHashMismatch);
+        }
+        Ok(key)
+    }
+
+    /// The encoding (NIST layout), in a buffer wiped on drop.
+    pub fn to_bytes(&self) -> Zeroizing<P::SecretKeyBytes> {
+        let mut out = Zeroizing::new(P::SecretKeyBytes::zeroed());
+        let parts: [&[u8]; 4] = [self.secret.as_ref(), self.ek.as_bytes(), &self.hpk, &self.z];
+        let mut rest = out.as_mut();
+        for part in parts {
+            let (head, tail) = rest.split_at_mut(part.len());
+            head.copy_from_slice(part);
+            rest = tail;
+        }
+        out
+    }
+
+    /// The matching public key.
+    pub fn encapsulation_key(&self) -> &EncapsulationKey<P> {
+        &self.ek
+    }
+
+    /// Decapsulates with the default backend. A ciphertext that was not produced by
+    /// encapsulation to this key yields a pseudorandom key (implicit rejection), never an error.
+    pub fn decapsulate(&self, ct: &Ciphertext<P>) -> SharedSecret {
+        self.decapsulate_with(&mut DefaultPolyMul::default(), ct)
+    }
+
+    /// Decapsulates with the given backend.
+    pub fn decapsulate_with<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        ct: &Ciphertext<P>,
+    ) -> SharedSecret {
+        self.decapsulate_bytes_with(backend, ct.as_bytes())
+    }
+
+    /// Decapsulation of a ciphertext whose length the caller has checked.
+    #[cfg(feature = "kem")]
+    pub(crate) fn decapsulate_bytes(&self, ct: &[u8]) -> SharedSecret {
+        self.decapsulate_bytes_with(&mut DefaultPolyMul::default(), ct)
+    }
+
+    fn decapsulate_bytes_with<B: PolyMul>(&self, backend: &mut B, ct: &[u8]) -> SharedSecret {
+        let parts = SecretParts {
+            secret: self.secret.as_ref(),
+            pk: self.ek.as_bytes(),
+            hpk: &self.hpk,
+            z: &self.z,
+        };
+        P::decapsulate(backend, &parts, ct)
+    }
+
+    /// Decapsulates a ciphertext given as bytes; wrong lengths are an error.
+    pub fn decapsulate_slice(&self, ct: &[u8]) -> Result<SharedSecret, Error> {
+        Ok(self.decapsulate(&Ciphertext::from_bytes(ct)?))
+    }
+}
+
+impl<P: ParameterSet> Drop for DecapsulationKey<P> {
+    fn drop(&mut self) {
+        self.secret.zeroize();
+        self.z.zeroize();
+    }
+}
+
+impl<P: ParameterSet> ZeroizeOnDrop for DecapsulationKey<P> {}
+
+impl<P: ParameterSet> Clone for DecapsulationKey<P> {
+    fn clone(&self) -> Self {
+        Self {
+            secret: self.secret.clone(),
+            ek: self.ek.clone(),
+            hpk: self.hpk,
+            z: self.z,
+        }
+    }
+}
+
+impl<P: ParameterSet> ConstantTimeEq for DecapsulationKey<P> {
+    fn ct_eq(&self, other: &Self) -> Choice {
+        self.secret.as_ref().ct_eq(other.secret.as_ref())
+            & self.z.ct_eq(&other.z)
+            & self.ek.as_bytes().ct_eq(other.ek.as_bytes())
+    }
+}
+
+impl<P: ParameterSet> PartialEq for DecapsulationKey<P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ct_eq(other).into()
+    }
+}
+
+impl<P: ParameterSet> Eq for DecapsulationKey<P> {}
+
+impl<P: ParameterSet> fmt::Debug for DecapsulationKey<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DecapsulationKey<{}>(<redacted>)", P::NAME)
+    }
+}
+
+impl<P: ParameterSet> TryFrom<&[u8]> for DecapsulationKey<P> {
+    type Error = Error;
+    fn try_from(bytes: &[u8]) -> Result<Self, Error> {
+        Self::from_bytes(bytes)
+    }
+}
+
+/// A ciphertext: `pack_10(b') ‖ pack_ET(c_m)`. Any byte string of the right length is accepted.
+pub struct Ciphertext<P: ParameterSet> {
+    bytes: P::CiphertextBytes,
+}
+
+impl<P: ParameterSet> Ciphertext<P> {
+    /// Decodes a ciphertext (checks the length only).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let mut ct = P::CiphertextBytes::zeroed();
+        check_length(bytes, ct.as_ref().len())?;
+        ct.as_mut().copy_from_slice(bytes);
+        Ok(Self { bytes: ct })
+    }
+
+    /// The encoding.
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
+    /// The encoding as an owned array.
+    pub fn to_bytes(&self) -> P::CiphertextBytes {
+        self.bytes.clone()
+    }
+}
+
+impl<P: ParameterSet> Clone for Ciphertext<P> {
+    fn clone(&self) -> Self {
+        Self {
+            bytes: self.bytes.clone(),
+        }
+    }
+}
+
+impl<P: ParameterSet> PartialEq for Ciphertext<P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<P: ParameterSet> Eq for Ciphertext<P> {}
+
+impl<P: ParameterSet> fmt::Debug for Ciphertext<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Ciphertext<{}>({} bytes)",
+            P::NAME,
+            self.as_bytes().len()
+        )
+    }
+}
+
+impl<P: ParameterSet> AsRef<[u8]> for Ciphertext<P> {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl<P: ParameterSet> TryFrom<&[u8]> for Ciphertext<P> {
+    type Error = Error;
+    fn try_from(bytes: &[u8]) -> Result<Self, Error> {
+        Self::from_bytes(bytes)
+    }
+}
+
+/// The 32-byte shared secret. Wiped on drop, compared in constant time, redacted in `Debug`.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct SharedSecret([u8; 32]);
+
+impl SharedSecret {
+    /// The secret bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl ConstantTimeEq for SharedSecret {
+    fn ct_eq(&self, other: &Self) -> Choice {
+        self.0.ct_eq(&other.0)
+    }
+}
+
+impl PartialEq for SharedSecret {
+    fn eq(&self, other: &Self) -> bool {
+        self.ct_eq(other).into()
+    }
+}
+
+impl Eq for SharedSecret {}
+
+impl fmt::Debug for SharedSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SharedSecret(<redacted>)")
+    }
+}
+
+impl AsRef<[u8]> for SharedSecret {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}

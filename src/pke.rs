@@ -1,0 +1,134 @@
+//! Saber.PKE, the IND-CPA encryption scheme (round-3 spec §2.5, Algorithms 1–3), generic over the
+//! variant, the multiplication backend and the parameters.
+//!
+//! Arithmetic is on `u16` with wrapping, reduced by masking exactly where the spec reduces mod q
+//! or mod p, so every backend that is correct mod 2^13 gives the reference's bytes.
+
+use zeroize::Zeroize;
+
+use crate::encoding::{pack, pack_poly, unpack, unpack_poly};
+use crate::params::Variant;
+use crate::params::sizes::POLY_P_BYTES;
+use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
+use crate::polymul::PolyMul;
+
+/// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
+const fn h2(et: u32) -> u16 {
+    (1 << (EP - 2)) - (1 << (EP - et - 1)) + H1
+}
+
+/// `(x + h1) mod q >> (EQ − EP)`: the rounding of `b` and `b'` to 10 bits.
+fn round_to_p(x: &Poly) -> Poly {
+    let mut r = Poly::ZERO;
+    for (o, &c) in r.coeffs.iter_mut().zip(x.coeffs.iter()) {
+        *o = (c.wrapping_add(H1) & Q_MASK) >> (EQ - EP);
+    }
+    r
+}
+
+/// The zero secret vector.
+pub(crate) fn zero_secret<const L: usize>() -> [SecretPoly; L] {
+    core::array::from_fn(|_| SecretPoly::ZERO)
+}
+
+/// Saber.PKE.KeyGen with seed_A already hashed: writes `pk = pack_10(b) ‖ seed_A` and the
+/// encoded secret `sk_cpa`.
+pub fn keygen<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
+    backend: &mut B,
+    seed_a: &[u8; 32],
+    seed_s: &[u8; 32],
+    pk: &mut [u8],
+    sk_cpa: &mut [u8],
+) {
+    let mut s = zero_secret::<L>();
+    V::gen_secret::<L, MU>(seed_s, &mut s);
+    let (pk_b, pk_seed) = pk.split_at_mut(L * POLY_P_BYTES);
+    let mut matrix = V::matrix(seed_a, L);
+    backend.matrix_vector_transposed(&mut matrix, &s, |j, b| {
+        pack_poly(
+            &round_to_p(b),
+            EP,
+            &mut pk_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES],
+        );
+    });
+    pk_seed.copy_from_slice(seed_a);
+    for (s_i, out) in s.iter().zip(sk_cpa.chunks_exact_mut(V::SECRET_POLY_BYTES)) {
+        V::encode_secret(s_i, out);
+    }
+}
+
+/// Saber.PKE.Enc: encrypts the 32-byte message `m` under `pk` with the coins `r`, writing
+/// `ct = pack_10(b') ‖ pack_ET(c_m)`.
+pub fn encrypt<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
+    m: &[u8; 32],
+    coins: &[u8; 32],
+    pk: &[u8],
+    ct: &mut [u8],
+) {
+    let mut s = zero_secret::<L>();
+    V::gen_secret::<L, MU>(coins, &mut s);
+    let (pk_b, pk_seed) = pk.split_at(L * POLY_P_BYTES);
+    let mut seed_a = [0u8; 32];
+    seed_a.copy_from_slice(pk_seed);
+    let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
+    let mut matrix = V::matrix(&seed_a, L);
+    let mut v = backend.matrix_vector_and_inner(&mut matrix, &s, pk_b, |i, b| {
+        pack_poly(
+            &round_to_p(b),
+            EP,
+            &mut ct_b[i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES],
+        );
+    });
+    // c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET)
+    let mut message = [0u16; N];
+    unpack(m, 1, &mut message);
+    let mut c_m = [0u16; N];
+    for ((c, &vk), &mk) in c_m.iter_mut().zip(v.coeffs.iter()).zip(message.iter()) {
+        *c = (vk.wrapping_add(H1).wrapping_sub(mk << (EP - 1)) & P_MASK) >> (EP - ET as u32);
+    }
+    pack(&c_m, ET as u32, ct_m);
+    v.zeroize();
+    message.zeroize();
+    c_m.zeroize();
+}
+
+/// Saber.PKE.Dec: recovers the 32-byte message from `ct` with the decoded secret `s`.
+pub fn decrypt<B: PolyMul, const L: usize, const ET: usize>(
+    backend: &mut B,
+    s: &[SecretPoly; L],
+    ct: &[u8],
+) -> [u8; 32] {
+    let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
+    let mut v = backend.inner_product(ct_b, s);
+    let c_m = unpack_poly(ct_m, ET as u32);
+    // m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1)
+    let mut message = [0u16; N];
+    for ((o, &vk), &ck) in message
+        .iter_mut()
+        .zip(v.coeffs.iter())
+        .zip(c_m.coeffs.iter())
+    {
+        *o = (vk
+            .wrapping_add(h2(ET as u32))
+            .wrapping_sub(ck << (EP - ET as u32))
+            & P_MASK)
+            >> (EP - 1);
+    }
+    let mut m = [0u8; 32];
+    pack(&message, 1, &mut m);
+    v.zeroize();
+    message.zeroize();
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_constants_match_the_spec() {
+        assert_eq!(H1, 4);
+        assert_eq!([h2(3), h2(4), h2(6)], [196, 228, 252]);
+    }
+}

@@ -1,0 +1,190 @@
+//! Matrix-vector and inner products of the IND-CPA scheme, and the memory strategies.
+//!
+//! The KEM calls three operations (spec §2.5):
+//! - key generation: `b = Aᵀ·s`;
+//! - encryption: `b' = A·s'` and `v' = bᵀ·s'` (sharing the prepared `s'`);
+//! - decryption: `v = b'ᵀ·s`.
+//!
+//! They are provided methods of [`PolyMul`], implemented here for speed (every secret prepared
+//! once, every output accumulated in the backend's domain and finished once: `L² + L` forward
+//! transforms, `L` finishes). Matrix entries arrive just in time from a row-major
+//! [`MatrixSource`]; A is never held whole. [`LowMemory`] trades time for stack by finishing
+//! every product at once and keeping only plain 16-bit sums.
+
+use zeroize::Zeroize;
+
+use crate::encoding::unpack_poly;
+use crate::params::sizes::POLY_P_BYTES;
+use crate::poly::{EP, Poly, SecretPoly};
+use crate::polymul::PolyMul;
+use crate::sampling::MatrixSource;
+
+/// `b = Aᵀ·s`: entry A[i][j] contributes to output j. Row-major streaming needs the L outputs
+/// accumulating at once, but only one prepared secret.
+pub(crate) fn transposed_fast<B: PolyMul, M: MatrixSource, const L: usize>(
+    backend: &mut B,
+    matrix: &mut M,
+    s: &[SecretPoly; L],
+    mut emit: impl FnMut(usize, &Poly),
+) {
+    let mut acc: [B::Accumulator; L] = core::array::from_fn(|_| backend.accumulator());
+    let mut entry = Poly::ZERO;
+    for s_i in s {
+        let mut prepared = backend.prepare(s_i);
+        for acc_j in acc.iter_mut() {
+            matrix.next_entry(&mut entry);
+            backend.mul_acc(acc_j, &entry, &prepared);
+        }
+        prepared.zeroize();
+    }
+    for (j, acc_j) in acc.iter().enumerate() {
+        let mut out = backend.finish(acc_j);
+        emit(j, &out);
+        out.zeroize();
+    }
+    acc.zeroize();
+}
+
+/// `b' = A·s'` (rows emitted as they finish) and `v' = bᵀ·s'` (returned), with each `s'_j`
+/// prepared once for its L + 1 products.
+pub(crate) fn encrypt_fast<B: PolyMul, M: MatrixSource, const L: usize>(
+    backend: &mut B,
+    matrix: &mut M,
+    s: &[SecretPoly; L],
+    public_b: &[u8],
+    mut emit: impl FnMut(usize, &Poly),
+) -> Poly {
+    let mut prepared: [B::Prepared; L] = core::array::from_fn(|j| backend.prepare(&s[j]));
+    let mut entry = Poly::ZERO;
+    let mut acc = backend.accumulator();
+    for i in 0..L {
+        for p in prepared.iter() {
+            matrix.next_entry(&mut entry);
+            backend.mul_acc(&mut acc, &entry, p);
+        }
+        let mut row = backend.finish(&acc);
+        emit(i, &row);
+        row.zeroize();
+        acc.zeroize();
+        acc = backend.accumulator();
+    }
+    for (p, packed) in prepared.iter().zip(public_b.chunks_exact(POLY_P_BYTES)) {
+        backend.mul_acc(&mut acc, &unpack_poly(packed, EP), p);
+    }
+    let v = backend.finish(&acc);
+    acc.zeroize();
+    prepared.zeroize();
+    v
+}
+
+/// `v = bᵀ·s` for L polynomials packed with 10 bits per coefficient.
+pub(crate) fn inner_product_fast<B: PolyMul, const L: usize>(
+    backend: &mut B,
+    public_b: &[u8],
+    s: &[SecretPoly; L],
+) -> Poly {
+    let mut acc = backend.accumulator();
+    for (s_j, packed) in s.iter().zip(public_b.chunks_exact(POLY_P_BYTES)) {
+        let mut prepared = backend.prepare(s_j);
+        backend.mul_acc(&mut acc, &unpack_poly(packed, EP), &prepared);
+        prepared.zeroize();
+    }
+    let v = backend.finish(&acc);
+    acc.zeroize();
+    v
+}
+
+/// The low-memory strategy around any backend: at most one prepared secret and one accumulator
+/// are alive at a time; every product is finished at once and summed in the plain 16-bit domain.
+/// Byte-identical results (sums mod 2^16 of values correct mod 2^13 stay correct mod 2^13).
+///
+/// Costs `L²` prepares and finishes per matrix-vector product instead of `L`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowMemory<B>(pub B);
+
+impl<B: PolyMul> LowMemory<B> {
+    /// `a · s` finished at once, then added into `sum`.
+    fn add_product(&mut self, sum: &mut Poly, a: &Poly, s: &B::Prepared) {
+        let mut acc = self.0.accumulator();
+        self.0.mul_acc(&mut acc, a, s);
+        let mut product = self.0.finish(&acc);
+        sum.add_assign(&product);
+        product.zeroize();
+        acc.zeroize();
+    }
+}
+
+impl<B: PolyMul> PolyMul for LowMemory<B> {
+    type Prepared = B::Prepared;
+    type Accumulator = B::Accumulator;
+
+    fn prepare(&mut self, s: &SecretPoly) -> B::Prepared {
+        self.0.prepare(s)
+    }
+    fn accumulator(&mut self) -> B::Accumulator {
+        self.0.accumulator()
+    }
+    fn mul_acc(&mut self, acc: &mut B::Accumulator, a: &Poly, s: &B::Prepared) {
+        self.0.mul_acc(acc, a, s)
+    }
+    fn finish(&mut self, acc: &B::Accumulator) -> Poly {
+        self.0.finish(acc)
+    }
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+
+    fn matrix_vector_transposed<M: MatrixSource, const L: usize>(
+        &mut self,
+        matrix: &mut M,
+        s: &[SecretPoly; L],
+        mut emit: impl FnMut(usize, &Poly),
+    ) {
+        let mut sums: [Poly; L] = core::array::from_fn(|_| Poly::ZERO);
+        let mut entry = Poly::ZERO;
+        for s_i in s {
+            let mut prepared = self.0.prepare(s_i);
+            for sum in sums.iter_mut() {
+                matrix.next_entry(&mut entry);
+                self.add_product(sum, &entry, &prepared);
+            }
+            prepared.zeroize();
+        }
+        for (j, sum) in sums.iter().enumerate() {
+            emit(j, sum);
+        }
+        sums.zeroize();
+    }
+
+    fn matrix_vector_and_inner<M: MatrixSource, const L: usize>(
+        &mut self,
+        matrix: &mut M,
+        s: &[SecretPoly; L],
+        public_b: &[u8],
+        mut emit: impl FnMut(usize, &Poly),
+    ) -> Poly {
+        let mut entry = Poly::ZERO;
+        let mut row = Poly::ZERO;
+        for i in 0..L {
+            for s_j in s {
+                matrix.next_entry(&mut entry);
+                let mut prepared = self.0.prepare(s_j);
+                self.add_product(&mut row, &entry, &prepared);
+                prepared.zeroize();
+            }
+            emit(i, &row);
+            row.zeroize();
+        }
+        self.inner_product(public_b, s)
+    }
+
+    fn inner_product<const L: usize>(&mut self, public_b: &[u8], s: &[SecretPoly; L]) -> Poly {
+        let mut v = Poly::ZERO;
+        for (s_j, packed) in s.iter().zip(public_b.chunks_exact(POLY_P_BYTES)) {
+            let mut prepared = self.0.prepare(s_j);
+            self.add_product(&mut v, &unpack_poly(packed, EP), &prepared);
+            prepared.zeroize();
+        }
+        v
+    }
+}

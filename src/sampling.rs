@@ -1,0 +1,194 @@
+//! Deterministic sampling from SHAKE128: the public matrix A (spec §2.4.1, GenMatrix) and the
+//! secret vectors (§2.4.2, GenSecret with the centred binomial distribution β_μ).
+//!
+//! Round-3 Saber and Saber+ differ only here (see `docs/saber-plus.md` §4): how A's entries are
+//! derived and which bytes of the secret stream each polynomial reads. Both are expressed with the
+//! same two building blocks: a [`MatrixSource`] and a table of [`SecretSegment`]s.
+
+use shake::{Shake128Reader, XofReader};
+use zeroize::Zeroize;
+
+use crate::encoding::{packed_len, unpack};
+use crate::hash::shake128;
+use crate::poly::{EQ, N, Poly, SecretPoly};
+
+/// Bytes of XOF output per matrix entry (256 coefficients of 13 bits).
+pub const MATRIX_ENTRY_BYTES: usize = packed_len(EQ);
+
+/// Entries of the public matrix A, delivered in row-major order (A[0][0], A[0][1], …).
+///
+/// Row-major order is the order of round-3 Saber's single SHAKE128 stream, so a source never has
+/// to buffer the matrix: callers that need A[i][j] only once can stream it just in time.
+pub trait MatrixSource {
+    /// Writes the next entry (coefficients in `[0, 2^13)`).
+    fn next_entry(&mut self, out: &mut Poly);
+}
+
+/// Matrix entries that can be generated independently, in any order (Saber+).
+pub trait RandomAccessMatrix {
+    /// Writes A[row][col].
+    fn entry(&self, row: usize, col: usize, out: &mut Poly);
+}
+
+/// Round-3 GenMatrix: A[i][j] is polynomial `i·L + j` of one SHAKE128(seed_A) stream.
+pub struct StreamMatrix {
+    xof: Shake128Reader,
+}
+
+impl StreamMatrix {
+    /// Starts the stream for `seed_a`.
+    pub fn new(seed_a: &[u8; 32]) -> Self {
+        Self {
+            xof: shake128(&[seed_a]),
+        }
+    }
+}
+
+impl MatrixSource for StreamMatrix {
+    fn next_entry(&mut self, out: &mut Poly) {
+        let mut buf = [0u8; MATRIX_ENTRY_BYTES];
+        self.xof.read(&mut buf);
+        unpack(&buf, EQ, &mut out.coeffs);
+    }
+}
+
+/// Saber+ matrix: A[i][j] = SHAKE128(seed_A ‖ i ‖ j), first 416 bytes (`docs/saber-plus.md` §4.1).
+pub struct IndexedMatrix {
+    seed: [u8; 32],
+    rank: usize,
+    row: usize,
+    col: usize,
+}
+
+impl IndexedMatrix {
+    /// Row-major iteration over the `rank × rank` matrix for `seed_a`.
+    pub fn new(seed_a: &[u8; 32], rank: usize) -> Self {
+        Self {
+            seed: *seed_a,
+            rank,
+            row: 0,
+            col: 0,
+        }
+    }
+}
+
+impl RandomAccessMatrix for IndexedMatrix {
+    fn entry(&self, row: usize, col: usize, out: &mut Poly) {
+        // Indices are single bytes in the spec; L <= 4 keeps them exact.
+        let mut xof = shake128(&[&self.seed, &[row as u8, col as u8]]);
+        let mut buf = [0u8; MATRIX_ENTRY_BYTES];
+        xof.read(&mut buf);
+        unpack(&buf, EQ, &mut out.coeffs);
+    }
+}
+
+impl MatrixSource for IndexedMatrix {
+    fn next_entry(&mut self, out: &mut Poly) {
+        self.entry(self.row, self.col, out);
+        self.col += 1;
+        if self.col == self.rank {
+            self.col = 0;
+            self.row += 1;
+        }
+    }
+}
+
+/// A run of secret coefficients read from the secret stream: `coeffs` coefficients starting at
+/// byte `offset` of SHAKE128(seed). Segments are listed in coefficient order and increasing offset.
+#[derive(Clone, Copy, Debug)]
+pub struct SecretSegment {
+    /// Byte offset into the SHAKE128 stream.
+    pub offset: usize,
+    /// Number of coefficients (a multiple of 4 and of 256's divisors used here).
+    pub coeffs: usize,
+}
+
+/// β_μ: coefficient = popcount(low μ/2 bits) − popcount(high μ/2 bits) of each μ-bit field.
+///
+/// `bytes` holds `out.len() · μ / 8` bytes. No branch or index depends on the bytes.
+pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
+    let half_mask = (1u32 << (mu >> 1)) - 1;
+    let mut acc = 0u64;
+    let mut bits = 0u32;
+    let mut input = bytes.iter();
+    for c in out.iter_mut() {
+        while bits < mu {
+            acc |= u64::from(input.next().copied().unwrap_or(0)) << bits;
+            bits += 8;
+        }
+        let field = acc as u32;
+        let plus = (field & half_mask).count_ones() as i8;
+        let minus = ((field >> (mu >> 1)) & half_mask).count_ones() as i8;
+        *c = plus - minus;
+        acc >>= mu;
+        bits -= mu;
+    }
+    acc.zeroize();
+}
+
+/// GenSecret: fills `out` from SHAKE128(seed) following `segments`, which must cover exactly
+/// `out.len() · 256` coefficients. The stream is read once, front to back; skipped bytes are
+/// squeezed and discarded, so memory stays at one segment buffer.
+pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mut [SecretPoly]) {
+    let mut xof = shake128(&[seed]);
+    // Largest segment: 256 coefficients of μ = 10 bits.
+    let mut buf = [0u8; 320];
+    let mut position = 0;
+    let mut coeff = 0;
+    for seg in segments {
+        while position < seg.offset {
+            let skip = (seg.offset - position).min(buf.len());
+            xof.read(&mut buf[..skip]);
+            position += skip;
+        }
+        let len = (seg.coeffs * mu as usize) >> 3;
+        xof.read(&mut buf[..len]);
+        position += len;
+        // N = 256: polynomial index and offset are the high and low bits.
+        let poly = &mut out[coeff >> 8].coeffs;
+        let start = coeff & (N - 1);
+        centred_binomial(&buf[..len], mu, &mut poly[start..start + seg.coeffs]);
+        coeff += seg.coeffs;
+    }
+    debug_assert_eq!(coeff, out.len() * N);
+    buf.zeroize();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomial_counts_bits() {
+        // μ = 8: low nibble 0b1111 (+4), high nibble 0b0001 (−1) → 3.
+        let mut out = [0i8; 4];
+        centred_binomial(&[0x1F, 0x00, 0xF0, 0xFF], 8, &mut out);
+        assert_eq!(out, [3, 0, -4, 0]);
+        // μ = 6, fields LSB-first across bytes.
+        let mut out = [0i8; 4];
+        centred_binomial(&[0b0000_0111, 0, 0], 6, &mut out);
+        assert_eq!(out, [3, 0, 0, 0]);
+    }
+
+    #[test]
+    fn segments_with_gaps_skip_stream_bytes() {
+        let seed = [42u8; 32];
+        let mut whole = [0u8; 840];
+        shake128(&[&seed]).read(&mut whole);
+        let mut want = SecretPoly::ZERO;
+        centred_binomial(&whole[584..840], 8, &mut want.coeffs);
+        let mut got = [SecretPoly::ZERO, SecretPoly::ZERO];
+        let segs = [
+            SecretSegment {
+                offset: 0,
+                coeffs: 256,
+            },
+            SecretSegment {
+                offset: 584,
+                coeffs: 256,
+            },
+        ];
+        gen_secret(&seed, 8, &segs, &mut got);
+        assert_eq!(got[1].coeffs, want.coeffs);
+    }
+}
