@@ -101,6 +101,9 @@ const PIECE_PRODUCT: usize = 2 * PIECE - 1;
 const POINTS: usize = 7;
 /// Longest operand any plan uses, in words (the arrays are sized for it).
 const MAX_WORDS: usize = 64;
+/// Widest product slot (KS1 `l` or KS2 `2b`) the packing and unpacking support; the plans use
+/// at most 30.
+const MAX_SLOT_BITS: u32 = 30;
 /// Gain of each evaluation point (sum of the absolute evaluation weights).
 const POINT_GAIN: [u32; POINTS] = [1, 4, 4, 15, 15, 15, 1];
 /// Largest |a| after centring.
@@ -154,6 +157,10 @@ pub const fn plan(max_words: usize, granule: usize) -> [PointPlan; POINTS] {
         let coefficient_bound = PIECE as u64 * A_BOUND * gain * S_BOUND * gain;
         // Signed slots: |c| ≤ B < 2^(l−1).
         let slot_bits = bit_length(coefficient_bound) + 1;
+        assert!(
+            slot_bits <= MAX_SLOT_BITS,
+            "slot wider than the unpacking supports"
+        );
         let digit_max_bits = bit_length(A_BOUND * gain);
         let ks1_words = operand_words(slot_bits, digit_max_bits, granule);
         plans[p] = if ks1_words <= max_words {
@@ -164,6 +171,10 @@ pub const fn plan(max_words: usize, granule: usize) -> [PointPlan; POINTS] {
             }
         } else {
             let half = slot_bits.div_ceil(2);
+            assert!(
+                2 * half <= MAX_SLOT_BITS,
+                "KS2 slot wider than the unpacking supports"
+            );
             let ks2_words = operand_words(half, digit_max_bits, granule);
             assert!(ks2_words <= max_words, "engine too small for Kronecker KS2");
             PointPlan {
@@ -346,14 +357,15 @@ fn sum_and_difference(sum: &mut [u32], difference: &mut [u32]) {
 /// integer filling `out`.
 fn pack(digits: &[i32; PIECE], w: u32, alternate: bool, out: &mut [u32]) {
     out.fill(0);
-    let field_mask = (1u64 << w) - 1;
-    let odd_sign = if alternate { -1i64 } else { 1 };
-    let mut borrow = 0i64;
-    let mut sign = 1i64;
+    // |digit| < 2^16 and the borrow stays small, so i32 holds every intermediate (w ≤ 30).
+    let field_mask = (1u32 << w) - 1;
+    let odd_sign = if alternate { -1i32 } else { 1 };
+    let mut borrow = 0i32;
+    let mut sign = 1i32;
     for (i, &d) in digits.iter().enumerate() {
-        let value = sign * d as i64 + borrow;
+        let value = sign * d + borrow;
         // value = field + 2^w·borrow, field ∈ [0, 2^w).
-        let field = (value as u64) & field_mask;
+        let field = value as u32 & field_mask;
         borrow = value >> w;
         or_bits(out, i * w as usize, field);
         sign *= odd_sign;
@@ -361,7 +373,7 @@ fn pack(digits: &[i32; PIECE], w: u32, alternate: bool, out: &mut [u32]) {
     // The remaining (small, signed) borrow sits above the last digit, sign-extended to the top.
     let offset = PIECE * w as usize;
     let mut word = offset >> 5;
-    let mut rest = (borrow as i128) << (offset & 31);
+    let mut rest = (borrow as i64) << (offset & 31);
     while word < out.len() {
         out[word] |= rest as u32;
         rest >>= 32;
@@ -369,22 +381,13 @@ fn pack(digits: &[i32; PIECE], w: u32, alternate: bool, out: &mut [u32]) {
     }
 }
 
-/// ORs a field of at most 33 bits into `out` at bit `offset`.
-fn or_bits(out: &mut [u32], offset: usize, field: u64) {
+/// ORs a field of at most 32 bits into `out` at bit `offset`.
+fn or_bits(out: &mut [u32], offset: usize, field: u32) {
     let word = offset >> 5;
-    let shifted = field << (offset & 31);
+    let shifted = (field as u64) << (offset & 31);
     out[word] |= shifted as u32;
     if word + 1 < out.len() {
         out[word + 1] |= (shifted >> 32) as u32;
-    }
-}
-
-/// Word `i` of a two's-complement number, sign-extended beyond its length.
-fn word_or_sign(words: &[u32], i: usize) -> u32 {
-    if i < words.len() {
-        words[i]
-    } else {
-        sign_mask(words)
     }
 }
 
@@ -392,7 +395,9 @@ fn word_or_sign(words: &[u32], i: usize) -> u32 {
 /// `acc[first], acc[first + stride], …` (stride 2 when decoding one KS2 half, else 1).
 ///
 /// Precondition: the number equals `Σ c_k·2^(offset + slot·k)` (plus higher digits) with
-/// `|c_k| < 2^(slot−1)`, and the bits below `offset` are zero.
+/// `|c_k| < 2^(slot−1)`, and the bits below `offset` are zero. Slots are at most
+/// [`MAX_SLOT_BITS`] wide, so a digit lies within two consecutive words and every intermediate
+/// fits `i32` (the carry is 0 or 1).
 fn unpack_add(
     words: &[u32],
     offset: usize,
@@ -400,21 +405,20 @@ fn unpack_add(
     acc: &mut [i32; PIECE_PRODUCT],
     (first, stride, count): (usize, usize, usize),
 ) {
-    let mask = (1u64 << slot) - 1;
-    let mut carry = 0i64;
+    let sign_fill = sign_mask(words);
+    let word = |i: usize| words.get(i).copied().unwrap_or(sign_fill);
+    let mask = (1u32 << slot) - 1;
+    let mut carry = 0i32;
     for k in 0..count {
         let bit = offset + k * slot as usize;
-        let word = bit >> 5;
-        let window = (word_or_sign(words, word) as u128)
-            | (word_or_sign(words, word + 1) as u128) << 32
-            | (word_or_sign(words, word + 2) as u128) << 64;
-        let field = ((window >> (bit & 31)) as u64 & mask) as i64;
+        let window = word(bit >> 5) as u64 | (word((bit >> 5) + 1) as u64) << 32;
+        let field = ((window >> (bit & 31)) as u32 & mask) as i32;
         let t = field + carry;
-        // Sign-extend the low `slot` bits of t: the digit, with the rest carried upwards.
-        let digit = (t << (64 - slot)) >> (64 - slot);
+        // Sign-extend the low `slot` bits of t: the digit; the rest is carried upwards.
+        let digit = (t << (32 - slot)) >> (32 - slot);
         carry = (t - digit) >> slot;
         let index = first + k * stride;
-        acc[index] = acc[index].wrapping_add(digit as i32);
+        acc[index] = acc[index].wrapping_add(digit);
     }
 }
 
