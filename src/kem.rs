@@ -210,14 +210,7 @@ fn keypair_from_seeds<P: ParameterSet, B: PolyMul>(
 ) -> (DecapsulationKey<P>, EncapsulationKey<P>) {
     let mut pk = P::PublicKeyBytes::zeroed();
     let mut sk = Zeroizing::new(P::SecretKeyBytes::zeroed());
-    P::keypair(
-        backend,
-        seed_a,
-        seed_s,
-        z,
-        pk.as_mut(),
-        sk.as_mut(),
-    );
+    P::keypair(backend, seed_a, seed_s, z, pk.as_mut(), sk.as_mut());
     let ek = EncapsulationKey { bytes: pk };
     let dk = DecapsulationKey::from_parts(sk.as_ref(), ek.clone());
     (dk, ek)
