@@ -12,9 +12,10 @@ than the mode, writes or start while busy, start with the interrupt pending, rea
 before IDLE was seen, words beyond the 96-word blocks, modular-operation registers, non-word
 accesses).
 
-Prints the firmware's UART output, then per KEM operation: RV32 instructions, coprocessor
-multiplications and operand sizes, MMIO traffic; and the peak stack. Exit status: the
-firmware's (0 = all checks passed), 2 on an emulation or protocol error.
+Prints per KEM operation: RV32 instructions, coprocessor multiplications and operand sizes,
+MMIO traffic; the peak stack; then the firmware's UART output, ending in "emu: N passed,
+M failed". Exit status: the firmware's (0 = all checks passed), 2 on an emulation or protocol
+error.
 
 Usage: esp32c3.py FIRMWARE.elf [--json OUT.json]
 """
@@ -251,8 +252,9 @@ def run(path):
         uc.emu_start(entry, exit_at, timeout=900 * 1_000_000)
     except UcError as e:
         dev.error = dev.error or f"emulation error {e} at pc 0x{uc.reg_read(UC_RISCV_REG_PC):08x}"
-    sys.stdout.write(dev.uart.decode("utf-8", "replace"))
+    uart = dev.uart.decode("utf-8", "replace")
     if dev.error:
+        sys.stdout.write(uart)
         print(f"esp32c3 emulator: {dev.error}")
         return 2, None
     if uc.reg_read(UC_RISCV_REG_PC) != exit_at:
@@ -266,7 +268,7 @@ def run(path):
          if painted[i:i + 4] != STACK_PAINT.to_bytes(4, "little")),
         stack_top,
     )
-    report = {"exit_code": code, "instructions": executed[0], "peak_stack_bytes": stack_top - lowest,
+    report = {"uart": uart, "exit_code": code, "instructions": executed[0], "peak_stack_bytes": stack_top - lowest,
               "operations": []}
     by_id = {m[0]: m for m in marks}
     sets = {1: "LightSaber", 2: "Saber", 3: "FireSaber"}
@@ -310,6 +312,8 @@ def main():
         if "--json" in sys.argv:
             with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
                 json.dump(report, f, indent=1)
+        # The firmware's own output last: its closing line is "emu: N passed, M failed".
+        sys.stdout.write(report["uart"])
     return code
 
 
