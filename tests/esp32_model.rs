@@ -281,3 +281,53 @@ fn kronecker_multiplication_counts_per_product() {
     // C3: KS1 at 0 and ∞, KS2 (two products) at the five other points.
     check_counts::<Esp32C3>(&[(44, 2), (27, 4), (31, 6)]);
 }
+
+/// Coprocessor multiplications per KEM operation (the figures in `docs/esp32-figures.md`):
+/// key generation L² products, encapsulation L² + L, decapsulation L + (L² + L) (the
+/// re-encryption), times the plan's multiplications per product.
+fn check_kem_counts<
+    C: Chip,
+    V: saber_kem::Variant,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    per_product: u32,
+) where
+    saber_kem::SaberKem<V, L, MU, ET>: saber_kem::ParameterSet,
+{
+    type Kem<V, const L: usize, const MU: usize, const ET: usize> =
+        saber_kem::SaberKem<V, L, MU, ET>;
+    let mut backend = kronecker_on_model::<C>();
+    let count = |b: &mut saber_kem::hw::esp32_model::ModelKronecker<C>| {
+        let n = b.engine().mmio().stats().multiplications();
+        b.engine_mut().mmio_mut().reset_stats();
+        n
+    };
+    let (dk, ek) = Kem::<V, L, MU, ET>::generate_deterministic_with(
+        &mut backend,
+        &[1; 32],
+        &[2; 32],
+        &[3; 32],
+    );
+    let keygen = count(&mut backend);
+    let (ct, ss) = ek.encapsulate_deterministic_with(&mut backend, &[4; 32]);
+    let encaps = count(&mut backend);
+    assert!(dk.decapsulate_with(&mut backend, &ct) == ss);
+    let decaps = count(&mut backend);
+    let l = L as u32;
+    assert_eq!(
+        [keygen, encaps, decaps],
+        [l * l, l * l + l, l * l + 2 * l].map(|products| products * per_product),
+        "{} L = {L}",
+        C::NAME
+    );
+}
+
+#[test]
+fn kem_operations_use_the_expected_number_of_multiplications() {
+    use saber_kem::Round3;
+    check_kem_counts::<Esp32, Round3, 3, 8, 4>(7);
+    check_kem_counts::<Esp32S3, Round3, 2, 10, 3>(7);
+    check_kem_counts::<Esp32C3, Round3, 4, 6, 6>(12);
+}
