@@ -17,12 +17,15 @@ MMIO traffic; the peak stack; then the firmware's UART output, ending in "emu: N
 M failed". Exit status: the firmware's (0 = all checks passed), 2 on an emulation or protocol
 error.
 
-Usage: esp32c3.py FIRMWARE.elf [--json OUT.json]
+Usage: esp32c3.py FIRMWARE.elf [--json OUT.json] [--profile]
+(--profile splits each operation's instructions into Keccak, Kronecker + driver, memset/memcpy
+and the rest, by function symbol.)
 """
 
+import bisect
 import json
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 
 from elftools.elf.elffile import ELFFile
 from unicorn import UC_ARCH_RISCV, UC_HOOK_BLOCK, UC_HOOK_CODE, UC_MODE_RISCV32, Uc, UcError
@@ -209,10 +212,24 @@ def instruction_count(code):
     return count
 
 
-def run(path):
+def category(name):
+    """Coarse attribution of a function for --profile."""
+    if "keccak" in name:
+        return "keccak"
+    if "kronecker" in name or "esp32_rsa" in name or "volatile" in name:
+        return "kronecker+driver"
+    if name in ("memset", "memcpy") or "compiler_builtins3mem" in name:
+        return "memset/memcpy"
+    return "other"
+
+
+def run(path, profile=False):
     with open(path, "rb") as f:
         elf = ELFFile(f)
-        symbols = {s.name: s["st_value"] for s in elf.get_section_by_name(".symtab").iter_symbols()}
+        symtab = list(elf.get_section_by_name(".symtab").iter_symbols())
+        symbols = {s.name: s["st_value"] for s in symtab}
+        functions = sorted((s["st_value"], category(s.name)) for s in symtab
+                           if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0)
         segments = [(s["p_vaddr"], s.data()) for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"]
         entry = elf.header["e_entry"]
 
@@ -233,17 +250,23 @@ def run(path):
 
     executed = [0]
     block_sizes = {}
+    starts = [a for a, _ in functions]
+    current_mark = [0]
+    split = defaultdict(Counter)  # mark id -> category -> instructions
 
     def on_block(uc, address, size, _):
         n = block_sizes.get(address)
         if n is None:
             n = block_sizes[address] = instruction_count(uc.mem_read(address, size))
         executed[0] += n
+        if profile:
+            split[current_mark[0]][functions[bisect.bisect_right(starts, address) - 1][1]] += n
 
     marks = []
 
     def on_mark(uc, address, size, _):
-        marks.append((uc.reg_read(UC_RISCV_REG_A0), executed[0], dev.snapshot()))
+        current_mark[0] = uc.reg_read(UC_RISCV_REG_A0)
+        marks.append((current_mark[0], executed[0], dev.snapshot()))
 
     uc.hook_add(UC_HOOK_BLOCK, on_block)
     uc.hook_add(UC_HOOK_CODE, on_mark, begin=symbols["emu_mark"], end=symbols["emu_mark"])
@@ -288,6 +311,7 @@ def run(path):
                 "by_words": {int(w): c for w, c in sorted(words.items()) if c},
                 "mmio_reads": after["reads"] - before["reads"],
                 "mmio_writes": after["writes"] - before["writes"],
+                "instructions_by_category": dict(split.get(10 * k + o, {})),
             })
     return code, report
 
@@ -300,13 +324,20 @@ def print_report(report):
         print(f"| {r['set']} | {r['operation']} | {r['instructions']:,} | {r['multiplications']} ({sizes}) "
               f"| {r['mmio_reads']:,} / {r['mmio_writes']:,} |")
     print(f"\ntotal instructions {report['instructions']:,}; peak stack {report['peak_stack_bytes']:,} bytes")
+    if any(r["instructions_by_category"] for r in report["operations"]):
+        categories = ["keccak", "kronecker+driver", "memset/memcpy", "other"]
+        print("\n| set | operation | " + " | ".join(categories) + " |")
+        print("|---|---|" + "---:|" * len(categories))
+        for r in report["operations"]:
+            cells = " | ".join(f"{r['instructions_by_category'].get(c, 0):,}" for c in categories)
+            print(f"| {r['set']} | {r['operation']} | {cells} |")
 
 
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
         return 2
-    code, report = run(sys.argv[1])
+    code, report = run(sys.argv[1], profile="--profile" in sys.argv)
     if report:
         print_report(report)
         if "--json" in sys.argv:

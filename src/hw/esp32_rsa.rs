@@ -426,24 +426,19 @@ impl<M: Mmio, C: Chip> Esp32Rsa<M, C> {
             "operand length not supported by the RSA accelerator"
         );
         let mmio = &mut self.mmio;
+        let x_mem = layout.word(offsets::X_MEM, 0);
+        let z_mem = layout.word(offsets::Z_MEM, 0);
         mmio.write(layout.mode_register(), layout.mult_mode(n));
-        for (i, (&xi, &yi)) in x.iter().zip(y).enumerate() {
-            mmio.write(layout.word(offsets::X_MEM, i), xi);
-            mmio.write(layout.word(offsets::X_MEM, n + i), 0);
-            mmio.write(layout.word(offsets::Z_MEM, i), 0);
-            mmio.write(layout.word(offsets::Z_MEM, n + i), yi);
-        }
+        mmio.write_words(x_mem, x);
+        mmio.fill_words(x_mem + 4 * n, n, 0);
+        mmio.fill_words(z_mem, n, 0);
+        mmio.write_words(z_mem + 4 * n, y);
         mmio.write(layout.start_register(), 1);
         while mmio.read(layout.done_register()) & 1 == 0 {}
-        for (i, p) in product.iter_mut().enumerate() {
-            *p = mmio.read(layout.word(offsets::Z_MEM, i));
-        }
+        mmio.read_words(z_mem, product);
         mmio.write(layout.interrupt_clear_register(), 1);
-        for i in 0..n {
-            mmio.write(layout.word(offsets::X_MEM, i), 0);
-            mmio.write(layout.word(offsets::Z_MEM, i), 0);
-            mmio.write(layout.word(offsets::Z_MEM, n + i), 0);
-        }
+        mmio.fill_words(x_mem, n, 0);
+        mmio.fill_words(z_mem, 2 * n, 0);
     }
 }
 

@@ -22,4 +22,26 @@ pub trait Mmio {
     fn read(&mut self, address: usize) -> u32;
     /// Writes the 32-bit register or memory word at `address`.
     fn write(&mut self, address: usize, value: u32);
+
+    /// Writes `words` to consecutive words from `address` (operand memories). Implementations
+    /// may check the span once instead of per word.
+    fn write_words(&mut self, address: usize, words: &[u32]) {
+        for (i, &word) in words.iter().enumerate() {
+            self.write(address + 4 * i, word);
+        }
+    }
+
+    /// Writes `value` to `count` consecutive words from `address`.
+    fn fill_words(&mut self, address: usize, count: usize, value: u32) {
+        for i in 0..count {
+            self.write(address + 4 * i, value);
+        }
+    }
+
+    /// Reads consecutive words from `address` into `out`.
+    fn read_words(&mut self, address: usize, out: &mut [u32]) {
+        for (i, word) in out.iter_mut().enumerate() {
+            *word = self.read(address + 4 * i);
+        }
+    }
 }

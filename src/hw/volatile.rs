@@ -33,6 +33,17 @@ impl<C: Chip> VolatileMmio<C> {
         Self { chip: PhantomData }
     }
 
+    /// The first of `count` consecutive words from `address`, all inside the RSA block's
+    /// operand memories (panics otherwise).
+    fn checked_span(address: usize, count: usize) -> *mut u32 {
+        let base = C::LAYOUT.base;
+        assert!(
+            address >= base && address & 3 == 0 && address + 4 * count <= base + 0x800,
+            "span outside the RSA operand memories"
+        );
+        address as *mut u32
+    }
+
     /// Whether `address` is a word of the RSA block or a power-up register of `C`.
     fn permitted(address: usize) -> bool {
         let base = C::LAYOUT.base;
@@ -59,6 +70,31 @@ impl<C: Chip> Mmio for VolatileMmio<C> {
         );
         // SAFETY: as in `read`.
         unsafe { core::ptr::write_volatile(address as *mut u32, value) }
+    }
+
+    fn write_words(&mut self, address: usize, words: &[u32]) {
+        let start = Self::checked_span(address, words.len());
+        for (i, &word) in words.iter().enumerate() {
+            // SAFETY: inside the RSA block's operand memories (checked_span); ours by the
+            // constructor's contract.
+            unsafe { core::ptr::write_volatile(start.add(i), word) }
+        }
+    }
+
+    fn fill_words(&mut self, address: usize, count: usize, value: u32) {
+        let start = Self::checked_span(address, count);
+        for i in 0..count {
+            // SAFETY: as in `write_words`.
+            unsafe { core::ptr::write_volatile(start.add(i), value) }
+        }
+    }
+
+    fn read_words(&mut self, address: usize, out: &mut [u32]) {
+        let start = Self::checked_span(address, out.len());
+        for (i, word) in out.iter_mut().enumerate() {
+            // SAFETY: as in `write_words`.
+            *word = unsafe { core::ptr::read_volatile(start.add(i)) };
+        }
     }
 }
 

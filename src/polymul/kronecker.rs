@@ -223,6 +223,14 @@ pub struct KroneckerAccumulator {
     points: [[i32; PIECE_PRODUCT]; POINTS],
 }
 
+/// Operand and product buffers of one `mul_acc` (secret-derived: wiped afterwards).
+#[derive(Zeroize)]
+struct Scratch {
+    operand: [u32; MAX_WORDS],
+    product: [u32; 2 * MAX_WORDS],
+    other: [u32; 2 * MAX_WORDS],
+}
+
 /// The Kronecker-substitution backend over a big-integer engine `E`.
 ///
 /// `Kronecker<SoftwareBigMul>` (alias [`KroneckerSoft`]) runs anywhere;
@@ -269,40 +277,33 @@ impl<E: BigMul> Kronecker<E> {
         f: &[i32; PIECE],
         g: &[[u32; MAX_WORDS]; 2],
         acc_point: &mut [i32; PIECE_PRODUCT],
+        scratch: &mut Scratch,
     ) {
         let plan = Self::PLAN[p];
         let n = plan.operand_words;
         let w = plan.digit_bits;
-        let mut x = [0u32; MAX_WORDS];
-        let mut product = [0u32; 2 * MAX_WORDS];
+        // Every stage writes the whole range it uses, so the scratch needs no clearing in between.
+        let x = &mut scratch.operand[..n];
+        let product = &mut scratch.product[..2 * n];
         match plan.method {
             PointMethod::Ks1 => {
-                pack(f, w, false, &mut x[..n]);
-                self.signed_mul(&x[..n], &g[0][..n], &mut product[..2 * n]);
-                unpack_add(&product[..2 * n], 0, w, acc_point, (0, 1, PIECE_PRODUCT));
+                pack(f, w, false, x);
+                self.signed_mul(x, &g[0][..n], product);
+                unpack_add(product, 0, w, acc_point, (0, 1, PIECE_PRODUCT));
             }
             PointMethod::Ks2 => {
-                let mut other = [0u32; 2 * MAX_WORDS];
-                pack(f, w, false, &mut x[..n]);
-                self.signed_mul(&x[..n], &g[0][..n], &mut product[..2 * n]);
-                pack(f, w, true, &mut x[..n]);
-                self.signed_mul(&x[..n], &g[1][..n], &mut other[..2 * n]);
+                let other = &mut scratch.other[..2 * n];
+                pack(f, w, false, x);
+                self.signed_mul(x, &g[0][..n], product);
+                pack(f, w, true, x);
+                self.signed_mul(x, &g[1][..n], other);
                 // product ← h(2^b) − h(−2^b) = 2^(b+1)·h_odd(2^2b), other ← h(2^b) + h(−2^b) =
                 // 2·h_even(2^2b); both exact in 2n words (module docs).
-                sum_and_difference(&mut other[..2 * n], &mut product[..2 * n]);
-                unpack_add(&other[..2 * n], 1, 2 * w, acc_point, (0, 2, PIECE));
-                unpack_add(
-                    &product[..2 * n],
-                    w as usize + 1,
-                    2 * w,
-                    acc_point,
-                    (1, 2, PIECE - 1),
-                );
-                other.zeroize();
+                sum_and_difference(other, product);
+                unpack_add(other, 1, 2 * w, acc_point, (0, 2, PIECE));
+                unpack_add(product, w as usize + 1, 2 * w, acc_point, (1, 2, PIECE - 1));
             }
         }
-        x.zeroize();
-        product.zeroize();
     }
 
     /// `product = x·y` for two's-complement `x`, `y` of `n` words, as a two's-complement number
@@ -549,14 +550,20 @@ impl<E: BigMul> PolyMul for Kronecker<E> {
             *c = centred(x);
         }
         let mut evaluated = evaluate(&coeffs);
+        let mut scratch = Scratch {
+            operand: [0; MAX_WORDS],
+            product: [0; 2 * MAX_WORDS],
+            other: [0; 2 * MAX_WORDS],
+        };
         for (p, ((f, g), sums)) in evaluated
             .iter()
             .zip(s.operands.iter())
             .zip(acc.points.iter_mut())
             .enumerate()
         {
-            self.point_product(p, f, g, sums);
+            self.point_product(p, f, g, sums, &mut scratch);
         }
+        scratch.zeroize();
         coeffs.zeroize();
         evaluated.zeroize();
     }
