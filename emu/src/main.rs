@@ -17,7 +17,10 @@ use saber_kem::hw::volatile::{VolatileMmio, enable_clock_and_memory};
 use saber_kem::poly::{Poly, SecretPoly};
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
-use saber_kem::{ParameterSet, Round3, SaberKem, Variant};
+use saber_kem::{
+    Ciphertext, DecapsulationKey, EncapsulationKey, ParameterSet, Round3, SaberKem, SharedSecret,
+    Variant,
+};
 
 core::arch::global_asm!(
     r#"
@@ -173,6 +176,48 @@ fn check_poly_products(backend: &mut Kronecker<Rsa>, tally: &mut Tally) {
     }
 }
 
+type Keys<V, const L: usize, const MU: usize, const ET: usize> = (
+    DecapsulationKey<SaberKem<V, L, MU, ET>>,
+    EncapsulationKey<SaberKem<V, L, MU, ET>>,
+);
+
+#[inline(never)]
+fn generate<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut Kronecker<Rsa>,
+    seed_a: &[u8; 32],
+    seed_s: &[u8; 32],
+    z: &[u8; 32],
+) -> Keys<V, L, MU, ET>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    SaberKem::<V, L, MU, ET>::generate_deterministic_with(backend, seed_a, seed_s, z)
+}
+
+#[inline(never)]
+fn encapsulate<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut Kronecker<Rsa>,
+    ek: &EncapsulationKey<SaberKem<V, L, MU, ET>>,
+    m: &[u8; 32],
+) -> (Ciphertext<SaberKem<V, L, MU, ET>>, SharedSecret)
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    ek.encapsulate_deterministic_with(backend, m)
+}
+
+#[inline(never)]
+fn decapsulate<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut Kronecker<Rsa>,
+    dk: &DecapsulationKey<SaberKem<V, L, MU, ET>>,
+    ct: &Ciphertext<SaberKem<V, L, MU, ET>>,
+) -> SharedSecret
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    dk.decapsulate_with(backend, ct)
+}
+
 /// One KEM round trip on the coprocessor (marked for the harness: 10·k + 1 key generation,
 /// + 2 encapsulation, + 3 decapsulation, + 4 end), compared with the schoolbook backend.
 fn check_kem<V: Variant, const L: usize, const MU: usize, const ET: usize>(
@@ -188,12 +233,14 @@ fn check_kem<V: Variant, const L: usize, const MU: usize, const ET: usize>(
     let seed_s = [0x22u8; 32];
     let z = [0x33u8; 32];
     let m = [0x44u8; 32];
+    // Each operation runs in its own non-inlined function, so that the stack it uses lies below
+    // the stack pointer seen at the mark before it.
     emu_mark(10 * id + 1);
-    let (dk, ek) = P::<V, L, MU, ET>::generate_deterministic_with(backend, &seed_a, &seed_s, &z);
+    let (dk, ek) = core::hint::black_box(generate::<V, L, MU, ET>)(backend, &seed_a, &seed_s, &z);
     emu_mark(10 * id + 2);
-    let (ct, ss) = ek.encapsulate_deterministic_with(backend, &m);
+    let (ct, ss) = core::hint::black_box(encapsulate::<V, L, MU, ET>)(backend, &ek, &m);
     emu_mark(10 * id + 3);
-    let ss_dec = dk.decapsulate_with(backend, &ct);
+    let ss_dec = core::hint::black_box(decapsulate::<V, L, MU, ET>)(backend, &dk, &ct);
     emu_mark(10 * id + 4);
     tally.check(
         ss == ss_dec,

@@ -130,6 +130,8 @@ pub struct PointPlan {
     pub digit_bits: u32,
     /// Operand length in words given to the engine (products are twice as long).
     pub operand_words: usize,
+    /// Where this point's prepared operand(s) start in a prepared secret, in words.
+    pub prepared_offset: usize,
 }
 
 /// Number of bits of `x` (position of its highest set bit, plus one).
@@ -150,7 +152,9 @@ pub const fn plan(max_words: usize, granule: usize) -> [PointPlan; POINTS] {
         method: PointMethod::Ks1,
         digit_bits: 0,
         operand_words: 0,
+        prepared_offset: 0,
     }; 7];
+    let mut prepared_offset = 0;
     let mut p = 0;
     while p < POINTS {
         let gain = POINT_GAIN[p] as u64;
@@ -168,6 +172,7 @@ pub const fn plan(max_words: usize, granule: usize) -> [PointPlan; POINTS] {
                 method: PointMethod::Ks1,
                 digit_bits: slot_bits,
                 operand_words: ks1_words,
+                prepared_offset,
             }
         } else {
             let half = slot_bits.div_ceil(2);
@@ -181,10 +186,20 @@ pub const fn plan(max_words: usize, granule: usize) -> [PointPlan; POINTS] {
                 method: PointMethod::Ks2,
                 digit_bits: half,
                 operand_words: ks2_words,
+                prepared_offset,
             }
         };
+        prepared_offset += plans[p].operand_words
+            * match plans[p].method {
+                PointMethod::Ks1 => 1,
+                PointMethod::Ks2 => 2,
+            };
         p += 1;
     }
+    assert!(
+        prepared_offset <= PREPARED_WORDS,
+        "prepared operands do not fit"
+    );
     plans
 }
 
@@ -209,11 +224,16 @@ pub const fn multiplications_per_product(plans: &[PointPlan; POINTS]) -> usize {
     count
 }
 
+/// Words a prepared secret can occupy (seven points of at most 64 words; KS2 points need two
+/// operands of about half that).
+const PREPARED_WORDS: usize = POINTS * MAX_WORDS;
+
 /// A secret evaluated at the Toom points and packed as engine operands (for KS2: at `+2^b` and
-/// `−2^b`). Wiped by the caller (and on drop by nobody: it is plain data, see the PolyMul docs).
+/// `−2^b`). Wiped by the caller (it is plain data, see the PolyMul docs).
 #[derive(Clone, Zeroize)]
 pub struct KroneckerPrepared {
-    operands: [[[u32; MAX_WORDS]; 2]; POINTS],
+    /// The operands of all points back to back, at [`PointPlan::prepared_offset`].
+    words: [u32; PREPARED_WORDS],
 }
 
 /// Exact sums of the point products (coefficients of the seven 64×64 products), up to four
@@ -275,28 +295,29 @@ impl<E: BigMul> Kronecker<E> {
         &mut self,
         p: usize,
         f: &[i32; PIECE],
-        g: &[[u32; MAX_WORDS]; 2],
+        g: &[u32; PREPARED_WORDS],
         acc_point: &mut [i32; PIECE_PRODUCT],
         scratch: &mut Scratch,
     ) {
         let plan = Self::PLAN[p];
         let n = plan.operand_words;
         let w = plan.digit_bits;
+        let g = &g[plan.prepared_offset..];
         // Every stage writes the whole range it uses, so the scratch needs no clearing in between.
         let x = &mut scratch.operand[..n];
         let product = &mut scratch.product[..2 * n];
         match plan.method {
             PointMethod::Ks1 => {
                 pack(f, w, false, x);
-                self.signed_mul(x, &g[0][..n], product);
+                self.signed_mul(x, &g[..n], product);
                 unpack_add(product, 0, w, acc_point, (0, 1, PIECE_PRODUCT));
             }
             PointMethod::Ks2 => {
                 let other = &mut scratch.other[..2 * n];
                 pack(f, w, false, x);
-                self.signed_mul(x, &g[0][..n], product);
+                self.signed_mul(x, &g[..n], product);
                 pack(f, w, true, x);
-                self.signed_mul(x, &g[1][..n], other);
+                self.signed_mul(x, &g[n..2 * n], other);
                 // product ← h(2^b) − h(−2^b) = 2^(b+1)·h_odd(2^2b), other ← h(2^b) + h(−2^b) =
                 // 2·h_even(2^2b); both exact in 2n words (module docs).
                 sum_and_difference(other, product);
@@ -518,19 +539,14 @@ impl<E: BigMul> PolyMul for Kronecker<E> {
         }
         let mut evaluated = evaluate(&coeffs);
         let mut prepared = KroneckerPrepared {
-            operands: [[[0; MAX_WORDS]; 2]; POINTS],
+            words: [0; PREPARED_WORDS],
         };
-        for (p, (operands, digits)) in prepared
-            .operands
-            .iter_mut()
-            .zip(evaluated.iter())
-            .enumerate()
-        {
-            let plan = Self::PLAN[p];
+        for (plan, digits) in Self::PLAN.iter().zip(evaluated.iter()) {
             let n = plan.operand_words;
-            pack(digits, plan.digit_bits, false, &mut operands[0][..n]);
+            let operands = &mut prepared.words[plan.prepared_offset..];
+            pack(digits, plan.digit_bits, false, &mut operands[..n]);
             if plan.method == PointMethod::Ks2 {
-                pack(digits, plan.digit_bits, true, &mut operands[1][..n]);
+                pack(digits, plan.digit_bits, true, &mut operands[n..2 * n]);
             }
         }
         coeffs.zeroize();
@@ -555,13 +571,8 @@ impl<E: BigMul> PolyMul for Kronecker<E> {
             product: [0; 2 * MAX_WORDS],
             other: [0; 2 * MAX_WORDS],
         };
-        for (p, ((f, g), sums)) in evaluated
-            .iter()
-            .zip(s.operands.iter())
-            .zip(acc.points.iter_mut())
-            .enumerate()
-        {
-            self.point_product(p, f, g, sums, &mut scratch);
+        for (p, (f, sums)) in evaluated.iter().zip(acc.points.iter_mut()).enumerate() {
+            self.point_product(p, f, &s.words, sums, &mut scratch);
         }
         scratch.zeroize();
         coeffs.zeroize();
