@@ -54,7 +54,7 @@
 //! [`Esp32H2`]); the layout is a constant of that type, so the choice is made at build time and
 //! all generations are compiled and tested on the host. For convenience, building with
 //! `RUSTFLAGS='--cfg saber_esp32_chip="esp32c3"'` (values `esp32`, `esp32s2`, `esp32s3`,
-//! `esp32c3`, `esp32c6`, `esp32h2`) defines [`TargetChip`] (and, with feature `esp32`,
+//! `esp32c3`, `esp32c6`, `esp32h2`) defines `TargetChip` (and, with feature `esp32`,
 //! `volatile::Esp32Kronecker`).
 //!
 //! # Dual-core ESP32
