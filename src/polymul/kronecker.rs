@@ -63,7 +63,7 @@
 //!
 //! Sources: `algorithms.md` §4 (Kronecker substitution, Harvey 2009 KS1/KS2, Saber on ESP32),
 //! §4.3 (slot widths); the Toom-4 interpolation sequence here is derived for these seven points
-//! (see [`interpolate`]).
+//! (see `interpolate` in the source).
 
 use zeroize::Zeroize;
 
