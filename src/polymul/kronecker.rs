@@ -31,7 +31,18 @@
 //! - A point product coefficient is a sum of at most 64 terms:
 //!   `|c| ≤ B_p = 64·4096·g·5·g`: 1,310,720 < 2^21 (g = 1), 20,971,520 < 2^25 (g = 4),
 //!   294,912,000 < 2^29 (g = 15). Signed slots of `l = 22, 26, 30` bits hold them exactly.
-//!   The per-variant bounds (μ/2 = 5, 4, 3) are smaller, so the same widths serve all three.
+//!   The backend does not know the parameter set, so it uses the LightSaber bound (|s| ≤ 5) for
+//!   all three; per variant (η = μ/2) the single-product bounds and minimal signed slot widths
+//!   are:
+//!
+//!   | variant | η | g = 1 | g = 4 | g = 15 |
+//!   |---|---|---|---|---|
+//!   | LightSaber | 5 | 1,310,720 (22 bit) | 20,971,520 (26 bit) | 294,912,000 (30 bit) |
+//!   | Saber | 4 | 1,048,576 (22 bit) | 16,777,216 (26 bit) | 235,929,600 (29 bit) |
+//!   | FireSaber | 3 | 786,432 (21 bit) | 12,582,912 (25 bit) | 176,947,200 (29 bit) |
+//!
+//!   The inner products with `b` and `b'` (10-bit values, which centring leaves in [0, 1023])
+//!   stay inside the same bounds.
 //! - Each product is decoded before it is accumulated, so slots never see sums. The accumulated
 //!   point values of L ≤ 4 products stay below `4·294,912,000 = 1,179,648,000 < 2^31`: `i32` sums
 //!   are exact (the PolyMul contract allows at most 4 products before `finish`).
