@@ -70,6 +70,9 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         pk: &mut [u8],
         sk: &mut [u8],
     ) {
+        if B::STREAMING {
+            return crate::lowmem::keypair::<V, B, L, MU>(backend, seed_a, seed_s, z, pk, sk);
+        }
         // seed_A is hashed so that raw RNG output never appears in the public key (§2.5.1).
         let mut hashed_seed = [0u8; 32];
         shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed_seed);
@@ -88,6 +91,9 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         m: &[u8; 32],
         ct: &mut [u8],
     ) -> SharedSecret {
+        if B::STREAMING {
+            return crate::lowmem::encapsulate::<V, B, L, MU, ET>(backend, pk, m, ct);
+        }
         // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
         let mut message = Zeroizing::new(sha3_256(&[m]));
         let hpk = sha3_256(&[pk]);
@@ -101,6 +107,11 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
     }
 
     fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret {
+        if B::STREAMING {
+            return crate::lowmem::decapsulate::<V, B, L, MU, ET>(
+                backend, dk.secret, dk.pk, dk.hpk, dk.z, ct,
+            );
+        }
         let mut s = pke::zero_secret::<L>();
         for (s_i, bytes) in s
             .iter_mut()
@@ -608,7 +619,7 @@ impl<P: ParameterSet> TryFrom<&[u8]> for Ciphertext<P> {
 
 /// The 32-byte shared secret. Wiped on drop, compared in constant time, redacted in `Debug`.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub struct SharedSecret([u8; 32]);
+pub struct SharedSecret(pub(crate) [u8; 32]);
 
 impl SharedSecret {
     /// The secret bytes.

@@ -13,6 +13,7 @@ pub mod hash;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
+mod lowmem;
 pub mod params;
 pub mod pke;
 pub mod poly;

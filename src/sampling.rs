@@ -44,11 +44,22 @@ impl StreamMatrix {
     }
 }
 
+/// Squeezed per read: 64 coefficients. Reading an entry in four pieces keeps the buffer (on the
+/// stack beside the multiplication in the low-memory mode) at a quarter of an entry.
+const MATRIX_PIECE_BYTES: usize = MATRIX_ENTRY_BYTES / 4;
+
+/// Fills `out` with 13-bit coefficients squeezed from `xof`, a piece at a time.
+fn squeeze_entry(xof: &mut Shake128Reader, out: &mut Poly) {
+    let mut buf = [0u8; MATRIX_PIECE_BYTES];
+    for piece in out.coeffs.chunks_exact_mut(N / 4) {
+        xof.read(&mut buf);
+        unpack(&buf, EQ, piece);
+    }
+}
+
 impl MatrixSource for StreamMatrix {
     fn next_entry(&mut self, out: &mut Poly) {
-        let mut buf = [0u8; MATRIX_ENTRY_BYTES];
-        self.xof.read(&mut buf);
-        unpack(&buf, EQ, &mut out.coeffs);
+        squeeze_entry(&mut self.xof, out);
     }
 }
 
@@ -76,9 +87,7 @@ impl RandomAccessMatrix for IndexedMatrix {
     fn entry(&self, row: usize, col: usize, out: &mut Poly) {
         // Indices are single bytes in the spec; L <= 4 keeps them exact.
         let mut xof = shake128(&[&self.seed, &[row as u8, col as u8]]);
-        let mut buf = [0u8; MATRIX_ENTRY_BYTES];
-        xof.read(&mut buf);
-        unpack(&buf, EQ, &mut out.coeffs);
+        squeeze_entry(&mut xof, out);
     }
 }
 

@@ -1,6 +1,8 @@
 //! The measured matrix: every parameter set × selected backend × memory mode × operation.
 
 use saber_kem::hash::sha3_256;
+use saber_kem::poly::{Poly, SecretPoly};
+use saber_kem::sampling::{MatrixSource, StreamMatrix};
 use saber_kem::{
     FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, LowMemory, ParameterSet, PolyMul, Saber,
     SaberPlus,
@@ -159,9 +161,42 @@ fn run_sets<B: PolyMul>(backend: &mut B, name: &str, mode: &str) -> bool {
     ok
 }
 
+/// Cost of one product `a · s` (prepare, multiply-accumulate, finish) with `backend`.
+fn micro_product<B: PolyMul>(backend: &mut B, name: &str) {
+    let mut a = Poly::ZERO;
+    let mut s = SecretPoly::ZERO;
+    for (k, (x, y)) in a.coeffs.iter_mut().zip(s.coeffs.iter_mut()).enumerate() {
+        *x = (k as u16).wrapping_mul(0x9E37) & 0x1FFF;
+        *y = ((k * 7) % 11) as i8 - 5;
+    }
+    let mut out = Poly::ZERO;
+    if let Some(m) = platform::measure(&mut || out = backend.mul(&a, &s)) {
+        outln!("micro,{ISA},{name},product,{},{}", m.instructions, m.stack_bytes);
+    }
+    core::hint::black_box(&out);
+}
+
+/// Cost of the symmetric primitives: one SHA3-256 of 32 bytes (one Keccak-f[1600] and padding),
+/// and one matrix polynomial (416 bytes of SHAKE128 and 13-bit unpacking).
+fn micro_hash() {
+    let input = [7u8; 32];
+    let mut out = [0u8; 32];
+    if let Some(m) = platform::measure(&mut || out = sha3_256(&[&input])) {
+        outln!("micro,{ISA},-,sha3_256(32 B),{},{}", m.instructions, m.stack_bytes);
+    }
+    core::hint::black_box(&out);
+    let mut entry = Poly::ZERO;
+    let mut matrix = StreamMatrix::new(&input);
+    if let Some(m) = platform::measure(&mut || matrix.next_entry(&mut entry)) {
+        outln!("micro,{ISA},-,matrix entry,{},{}", m.instructions, m.stack_bytes);
+    }
+    core::hint::black_box(&entry);
+}
+
 /// One backend in both modes.
 #[inline(never)]
 fn run_backend<B: PolyMul>(mut make: impl FnMut() -> B, name: &str) -> bool {
+    micro_product(&mut make(), name);
     let mut ok = run_sets(&mut make(), name, "speed");
     ok &= run_sets(&mut LowMemory(make()), name, "low-memory");
     ok
@@ -177,6 +212,7 @@ pub fn run_all() -> bool {
     if !calibrated {
         outln!("fail,{ISA},calibration");
     }
+    micro_hash();
     macro_rules! each {
         ($id:ident, $name:literal, $ctor:expr) => {
             #[cfg(any(embedded_backend = "all", embedded_backend = $name))]

@@ -36,8 +36,10 @@ use crate::poly::{Poly, SecretPoly};
 use crate::polyvec;
 use crate::sampling::MatrixSource;
 
+pub mod karatsuba;
 pub mod schoolbook;
 
+pub use karatsuba::Karatsuba;
 pub use schoolbook::Schoolbook;
 
 cfg_if::cfg_if! {
@@ -74,6 +76,11 @@ pub trait PolyMul {
 
     /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
     fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
+
+    /// Whether the KEM uses its low-memory organisation with this backend (one accumulator and
+    /// one prepared secret at a time, secrets packed or decoded just in time, ciphertexts
+    /// streamed; see [`crate::LowMemory`]). Set by `LowMemory`; backends leave the default.
+    const STREAMING: bool = false;
 
     /// Short, stable name of the backend (used by examples and benches).
     fn name(&self) -> &'static str;
