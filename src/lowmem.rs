@@ -40,7 +40,7 @@ use crate::sampling::MatrixSource;
 const POLY_Q_BYTES: usize = packed_len(EQ);
 
 /// L secret polynomials, two coefficients per byte (signed nibbles, even coefficient low).
-struct PackedSecrets<const L: usize>([[u8; N / 2]; L]);
+struct PackedSecrets<const L: usize>([[u8; N >> 1]; L]);
 
 impl<const L: usize> PackedSecrets<L> {
     /// Samples the secret vector of `seed` and packs it. Not inlined, so that the `i8` vector
@@ -49,7 +49,7 @@ impl<const L: usize> PackedSecrets<L> {
     fn sample<V: Variant, const MU: usize>(seed: &[u8; 32]) -> Self {
         let mut s = zero_secret::<L>();
         V::gen_secret::<L, MU>(seed, &mut s);
-        let mut packed = Self([[0; N / 2]; L]);
+        let mut packed = Self([[0; N >> 1]; L]);
         for (out, poly) in packed.0.iter_mut().zip(s.iter()) {
             for (byte, pair) in out.iter_mut().zip(poly.coeffs.chunks_exact(2)) {
                 *byte = (pair[0] as u8 & 0x0F) | ((pair[1] as u8) << 4);

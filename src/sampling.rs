@@ -46,12 +46,12 @@ impl StreamMatrix {
 
 /// Squeezed per read: 64 coefficients. Reading an entry in four pieces keeps the buffer (on the
 /// stack beside the multiplication in the low-memory mode) at a quarter of an entry.
-const MATRIX_PIECE_BYTES: usize = MATRIX_ENTRY_BYTES / 4;
+const MATRIX_PIECE_BYTES: usize = MATRIX_ENTRY_BYTES >> 2;
 
 /// Fills `out` with 13-bit coefficients squeezed from `xof`, a piece at a time.
 fn squeeze_entry(xof: &mut Shake128Reader, out: &mut Poly) {
     let mut buf = [0u8; MATRIX_PIECE_BYTES];
-    for piece in out.coeffs.chunks_exact_mut(N / 4) {
+    for piece in out.coeffs.chunks_exact_mut(N >> 2) {
         xof.read(&mut buf);
         unpack(&buf, EQ, piece);
     }
