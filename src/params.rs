@@ -52,6 +52,11 @@ pub struct Round3;
 
 /// Saber+ as specified in `docs/saber-plus.md` (Saber_RV32, strategy SLOWGENA_FASTMUL): matrix
 /// entries from independent XOF calls, a gapped secret stream and 4-bit secret keys.
+///
+/// Deviation from the Saber_RV32 code (`docs/saber-plus.md` §9): on a ciphertext mismatch the key
+/// is SHA3-256(z ‖ SHA3-256(ct)) with a constant-time 0/1 flag, as in round-3 Saber, not the
+/// code's byte-masked mix that lets only 32 bits of z into the key. Valid-ciphertext KATs are
+/// unaffected. Secret keys whose nibbles lie outside [-μ/2, μ/2] are rejected when decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Plus;
 

@@ -38,21 +38,25 @@ use crate::sampling::MatrixSource;
 
 pub mod karatsuba;
 pub mod schoolbook;
+pub mod toom_cook;
 
 pub use karatsuba::Karatsuba;
 pub use schoolbook::Schoolbook;
+pub use toom_cook::ToomCook;
 
+// The default per target is decided by measurement (BENCHMARKS.md); a `--cfg saber_polymul=…`
+// overrides it, as a cfg rather than a feature because a choice is not additive.
 cfg_if::cfg_if! {
     if #[cfg(saber_polymul = "schoolbook")] {
-        /// The backend used when the caller does not pick one (overridden with
-        /// `--cfg saber_polymul="…"`).
-        pub type DefaultPolyMul = Schoolbook;
+        type Selected = Schoolbook;
     } else {
-        /// The backend used when the caller does not pick one (overridden with
-        /// `--cfg saber_polymul="…"`).
-        pub type DefaultPolyMul = Schoolbook;
+        type Selected = ToomCook;
     }
 }
+
+/// The backend used when the caller does not pick one. Override with
+/// `RUSTFLAGS='--cfg saber_polymul="schoolbook"'` (or `"toom_cook"`, `"ntt"`, `"kronecker"`).
+pub type DefaultPolyMul = Selected;
 
 /// Multiplication of public polynomials by small secrets, with transform-domain accumulation.
 ///

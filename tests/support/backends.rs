@@ -8,6 +8,7 @@
 macro_rules! for_each_backend {
     ($callback:ident) => {
         $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
+        $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
         $callback!(karatsuba, "karatsuba", saber_kem::polymul::Karatsuba);
     };
 }

@@ -1,0 +1,87 @@
+//! Prints the NIST `.rsp` known-answer file of a parameter set, byte-identical to the official
+//! one (and to `../shared/kat/SaberPlus/` for the Saber+ sets).
+//!
+//! ```text
+//! cargo run --release --example genkat -- <lightsaber|saber|firesaber|lightsaber-plus|saber-plus|firesaber-plus> [--backend <name>]
+//! cargo run --release --example genkat -- saber --backend help    # lists the backends
+//! ```
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use saber_kem::{ParameterSet, Plus, PolyMul, Round3, SaberKem, Variant};
+use support::kat::{records, rsp_text};
+
+const USAGE: &str = "usage: genkat <lightsaber|saber|firesaber|lightsaber-plus|saber-plus|firesaber-plus> [--backend <name>|help]";
+
+fn print<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
+) -> ExitCode
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let text = rsp_text(
+        <SaberKem<V, L, MU, ET> as ParameterSet>::NAME,
+        &records::<V, B, L, MU, ET>(backend),
+    );
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("genkat: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run<B: PolyMul>(variant: &str, backend: &mut B) -> ExitCode {
+    match variant {
+        "lightsaber" => print::<Round3, B, 2, 10, 3>(backend),
+        "saber" => print::<Round3, B, 3, 8, 4>(backend),
+        "firesaber" => print::<Round3, B, 4, 6, 6>(backend),
+        "lightsaber-plus" => print::<Plus, B, 2, 10, 3>(backend),
+        "saber-plus" => print::<Plus, B, 3, 8, 4>(backend),
+        "firesaber-plus" => print::<Plus, B, 4, 6, 6>(backend),
+        other => {
+            eprintln!("genkat: unknown variant `{other}`\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (variant, backend) = match args.as_slice() {
+        [v] => (v.as_str(), "default"),
+        [v, flag, b] if flag == "--backend" => (v.as_str(), b.as_str()),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if backend == "help" {
+        println!("default");
+        macro_rules! list {
+            ($id:ident, $name:expr, $ctor:expr) => {
+                println!("{}", $name);
+            };
+        }
+        support::backends::for_each_backend!(list);
+        return ExitCode::SUCCESS;
+    }
+    if backend == "default" {
+        return run(variant, &mut saber_kem::DefaultPolyMul::default());
+    }
+    macro_rules! dispatch {
+        ($id:ident, $name:expr, $ctor:expr) => {
+            if backend == $name {
+                return run(variant, &mut $ctor);
+            }
+        };
+    }
+    support::backends::for_each_backend!(dispatch);
+    eprintln!("genkat: unknown backend `{backend}` (try --backend help)");
+    ExitCode::from(2)
+}
