@@ -31,7 +31,7 @@ use crate::hash::{sha3_256, sha3_512};
 use crate::kem::SharedSecret;
 use crate::params::Variant;
 use crate::params::sizes::{self, POLY_P_BYTES, SEED_BYTES};
-use crate::pke::{h2, zero_secret};
+use crate::pke::h2;
 use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
 use crate::polymul::PolyMul;
 use crate::sampling::MatrixSource;
@@ -43,18 +43,16 @@ const POLY_Q_BYTES: usize = packed_len(EQ);
 struct PackedSecrets<const L: usize>([[u8; N >> 1]; L]);
 
 impl<const L: usize> PackedSecrets<L> {
-    /// Samples the secret vector of `seed` and packs it. Not inlined, so that the `i8` vector
-    /// lives only in this call's frame, never beside the multiplication's.
+    /// Samples the secret vector of `seed`, packing each polynomial as it arrives. Not
+    /// inlined, so that the sampler's state lives only in this call.
     #[inline(never)]
     fn sample<V: Variant, const MU: usize>(seed: &[u8; 32]) -> Self {
-        let mut s = zero_secret::<L>();
-        V::gen_secret::<L, MU>(seed, &mut s);
         let mut packed = Self([[0; N >> 1]; L]);
-        for (out, poly) in packed.0.iter_mut().zip(s.iter()) {
-            for (byte, pair) in out.iter_mut().zip(poly.coeffs.chunks_exact(2)) {
+        V::gen_secret_with::<L, MU>(seed, |i, poly| {
+            for (byte, pair) in packed.0[i].iter_mut().zip(poly.coeffs.chunks_exact(2)) {
                 *byte = (pair[0] as u8 & 0x0F) | ((pair[1] as u8) << 4);
             }
-        }
+        });
         packed
     }
 
@@ -247,7 +245,28 @@ fn split_kr(kr: &[u8; 64]) -> (Zeroizing<[u8; 32]>, Zeroizing<[u8; 32]>) {
     (k, r)
 }
 
+/// `sums = Aᵀ·s` (13 bits per coefficient). Row i of A meets s_i and its products go to all L
+/// outputs. Not inlined: the matrix stream and the prepared secret live only in this call.
+#[inline(never)]
+fn transposed_into_packed_q<V: Variant, B: PolyMul, const L: usize>(
+    backend: &mut B,
+    seed_a: &[u8; 32],
+    secrets: &PackedSecrets<L>,
+    sums: &mut [u8],
+) {
+    sums.fill(0);
+    let mut matrix = V::matrix(seed_a, L);
+    for i in 0..L {
+        let mut prepared = prepare_with(backend, |s| secrets.get(i, s));
+        for sum in sums.chunks_exact_mut(POLY_Q_BYTES) {
+            add_product_into_packed_q(backend, &prepared, |a| matrix.next_entry(a), sum);
+        }
+        prepared.zeroize();
+    }
+}
+
 /// Key generation (Algorithm 4 with Saber.PKE.KeyGen inlined), low-memory.
+#[inline(never)]
 pub(crate) fn keypair<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
     backend: &mut B,
     seed_a: &[u8; 32],
@@ -256,22 +275,30 @@ pub(crate) fn keypair<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
     pk: &mut [u8],
     sk: &mut [u8],
 ) {
-    let mut hashed_seed = [0u8; 32];
-    shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed_seed);
+    let hashed_seed = hash_seed(seed_a);
     let secrets = PackedSecrets::<L>::sample::<V, MU>(seed_s);
+    // b = Aᵀ·s, its 13-bit sums in front of the secret key until rounded.
+    transposed_into_packed_q::<V, B, L>(
+        backend,
+        &hashed_seed,
+        &secrets,
+        &mut sk[..L * POLY_Q_BYTES],
+    );
+    round_into_public_key::<L>(&sk[..L * POLY_Q_BYTES], &hashed_seed, pk);
+    write_secret_key::<V, L>(&secrets, pk, z, sk);
+}
 
-    // b = Aᵀ·s. Row i of A meets s_i; its products go to all L outputs, whose 13-bit sums sit
-    // in front of the secret key until rounded.
-    let sums = &mut sk[..L * POLY_Q_BYTES];
-    sums.fill(0);
-    let mut matrix = V::matrix(&hashed_seed, L);
-    for i in 0..L {
-        let mut prepared = prepare_with(backend, |s| secrets.get(i, s));
-        for sum in sums.chunks_exact_mut(POLY_Q_BYTES) {
-            add_product_into_packed_q(backend, &prepared, |a| matrix.next_entry(a), sum);
-        }
-        prepared.zeroize();
-    }
+/// seed_A = SHAKE128(random seed), so that raw RNG output never appears in the public key.
+#[inline(never)]
+fn hash_seed(seed_a: &[u8; 32]) -> [u8; 32] {
+    let mut hashed = [0u8; 32];
+    shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed);
+    hashed
+}
+
+/// pk = round_p(b) packed to 10 bits ‖ seed_A, from the 13-bit sums.
+#[inline(never)]
+fn round_into_public_key<const L: usize>(sums: &[u8], seed_a: &[u8; 32], pk: &mut [u8]) {
     let (pk_b, pk_seed) = pk.split_at_mut(L * POLY_P_BYTES);
     for (sum, out) in sums
         .chunks_exact(POLY_Q_BYTES)
@@ -283,9 +310,17 @@ pub(crate) fn keypair<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
             |index, byte| out[index] = byte,
         );
     }
-    pk_seed.copy_from_slice(&hashed_seed);
+    pk_seed.copy_from_slice(seed_a);
+}
 
-    // sk = sk_cpa ‖ pk ‖ H(pk) ‖ z, overwriting the sums.
+/// sk = sk_cpa ‖ pk ‖ H(pk) ‖ z, overwriting the sums.
+#[inline(never)]
+fn write_secret_key<V: Variant, const L: usize>(
+    secrets: &PackedSecrets<L>,
+    pk: &[u8],
+    z: &[u8; 32],
+    sk: &mut [u8],
+) {
     let (sk_cpa, rest) = sk.split_at_mut(sizes::secret_cpa::<V>(L));
     let mut s = SecretPoly::ZERO;
     for (i, out) in sk_cpa.chunks_exact_mut(V::SECRET_POLY_BYTES).enumerate() {
@@ -296,8 +331,20 @@ pub(crate) fn keypair<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
     let (sk_pk, rest) = rest.split_at_mut(pk.len());
     sk_pk.copy_from_slice(pk);
     let (sk_hpk, sk_z) = rest.split_at_mut(SEED_BYTES);
-    sk_hpk.copy_from_slice(&sha3_256(&[pk]));
+    sk_hpk.copy_from_slice(&hash_h(&[pk]));
     sk_z.copy_from_slice(z);
+}
+
+/// H = SHA3-256, not inlined so that the hasher's state never sits in a caller's frame.
+#[inline(never)]
+fn hash_h(parts: &[&[u8]]) -> [u8; 32] {
+    sha3_256(parts)
+}
+
+/// G = SHA3-512, not inlined (as [`hash_h`]).
+#[inline(never)]
+fn hash_g(parts: &[&[u8]]) -> [u8; 64] {
+    sha3_512(parts)
 }
 
 /// Saber.PKE.Enc, low-memory, into `sink`.
@@ -389,6 +436,7 @@ fn decrypt<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: us
 }
 
 /// Encapsulation (Algorithm 5), low-memory.
+#[inline(never)]
 pub(crate) fn encapsulate<
     V: Variant,
     B: PolyMul,
@@ -401,8 +449,8 @@ pub(crate) fn encapsulate<
     m: &[u8; 32],
     ct: &mut [u8],
 ) -> SharedSecret {
-    let message = Zeroizing::new(sha3_256(&[m]));
-    let kr = Zeroizing::new(sha3_512(&[&message[..], &sha3_256(&[pk])]));
+    let message = Zeroizing::new(hash_h(&[m]));
+    let kr = Zeroizing::new(hash_g(&[&message[..], &hash_h(&[pk])]));
     let (k, coins) = split_kr(&kr);
     encrypt::<V, B, L, MU, ET>(
         backend,
@@ -411,10 +459,11 @@ pub(crate) fn encapsulate<
         pk,
         &mut CiphertextSink::Write(ct),
     );
-    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+    SharedSecret(hash_h(&[&k[..], &hash_h(&[ct])]))
 }
 
 /// Decapsulation (Algorithm 6), low-memory: the re-encryption is compared as it is produced.
+#[inline(never)]
 pub(crate) fn decapsulate<
     V: Variant,
     B: PolyMul,
@@ -430,7 +479,7 @@ pub(crate) fn decapsulate<
     ct: &[u8],
 ) -> SharedSecret {
     let message = Zeroizing::new(decrypt::<V, B, L, MU, ET>(backend, secret, ct));
-    let kr = Zeroizing::new(sha3_512(&[&message[..], hpk]));
+    let kr = Zeroizing::new(hash_g(&[&message[..], hpk]));
     let (mut k, coins) = split_kr(&kr);
     let mut sink = CiphertextSink::Compare {
         expected: ct,
@@ -443,5 +492,5 @@ pub(crate) fn decapsulate<
     // Implicit rejection: K = H(z ‖ H(c)) on any mismatch, selected without a branch.
     let mismatch: Choice = !difference.ct_eq(&0);
     select_into(&mut k, z, mismatch);
-    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+    SharedSecret(hash_h(&[&k[..], &hash_h(&[ct])]))
 }

@@ -136,12 +136,35 @@ pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
 }
 
 /// GenSecret: fills `out` from SHAKE128(seed) following `segments`, which must cover exactly
-/// `out.len() · 256` coefficients. The stream is read once, front to back; skipped bytes are
-/// squeezed and discarded, so memory stays at one segment buffer.
+/// `out.len() · 256` coefficients. See [`gen_secret_with`].
 pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mut [SecretPoly]) {
+    let count = out.len();
+    gen_secret_with(seed, mu, segments, |i, poly| {
+        out[i].coeffs.copy_from_slice(&poly.coeffs)
+    });
+    debug_assert_eq!(
+        segments.iter().map(|seg| seg.coeffs).sum::<usize>(),
+        count * N
+    );
+}
+
+/// Coefficients sampled per XOF read: 32, i.e. 4μ bytes (a whole number for every μ).
+const SECRET_PIECE: usize = N >> 3;
+
+/// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it is
+/// complete. The stream is read once, front to back, a few bytes at a time; skipped bytes are
+/// squeezed and discarded. Memory: one polynomial and a 40-byte buffer, whatever the rank (the
+/// low-memory mode packs each polynomial as it arrives).
+pub fn gen_secret_with(
+    seed: &[u8; 32],
+    mu: u32,
+    segments: &[SecretSegment],
+    mut take: impl FnMut(usize, &SecretPoly),
+) {
     let mut xof = shake128(&[seed]);
-    // Largest segment: 256 coefficients of μ = 10 bits.
-    let mut buf = [0u8; 320];
+    // 32 coefficients of at most μ = 10 bits.
+    let mut buf = [0u8; 40];
+    let mut poly = SecretPoly::ZERO;
     let mut position = 0;
     let mut coeff = 0;
     for seg in segments {
@@ -150,16 +173,24 @@ pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mu
             xof.read(&mut buf[..skip]);
             position += skip;
         }
-        let len = (seg.coeffs * mu as usize) >> 3;
-        xof.read(&mut buf[..len]);
-        position += len;
-        // N = 256: polynomial index and offset are the high and low bits.
-        let poly = &mut out[coeff >> 8].coeffs;
-        let start = coeff & (N - 1);
-        centred_binomial(&buf[..len], mu, &mut poly[start..start + seg.coeffs]);
-        coeff += seg.coeffs;
+        // Segment lengths are multiples of 32 coefficients (128 or 256).
+        for _ in 0..seg.coeffs >> 5 {
+            let len = (SECRET_PIECE * mu as usize) >> 3;
+            xof.read(&mut buf[..len]);
+            position += len;
+            // N = 256: the offset in the current polynomial is the low bits.
+            let start = coeff & (N - 1);
+            centred_binomial(
+                &buf[..len],
+                mu,
+                &mut poly.coeffs[start..start + SECRET_PIECE],
+            );
+            coeff += SECRET_PIECE;
+            if coeff & (N - 1) == 0 {
+                take((coeff >> 8) - 1, &poly);
+            }
+        }
     }
-    debug_assert_eq!(coeff, out.len() * N);
     buf.zeroize();
 }
 
