@@ -95,19 +95,67 @@ impl Leaf {
     }
 }
 
-/// 16 × 16 schoolbook: the full product (31 coefficients), mod 2^16. Row-major with constant
-/// bounds, which the compiler unrolls completely.
+/// Half a leaf: the size of the products computed in registers.
+const HALF: usize = LEAF >> 1;
+
+/// 8 × 8 schoolbook, product-scanning: each of the fifteen outputs is one chain of
+/// multiply-adds over operands held in registers (both operands are sixteen values, and a
+/// column never needs more than one accumulator), so nothing spills.
+#[inline(always)]
+fn schoolbook_half(a: &[u32; HALF], b: &[u32; HALF]) -> [u32; 2 * HALF - 1] {
+    macro_rules! column {
+        ($(($i:literal, $j:literal)),+) => {
+            0u32 $(.wrapping_add(a[$i].wrapping_mul(b[$j])))+
+        };
+    }
+    [
+        column!((0, 0)),
+        column!((0, 1), (1, 0)),
+        column!((0, 2), (1, 1), (2, 0)),
+        column!((0, 3), (1, 2), (2, 1), (3, 0)),
+        column!((0, 4), (1, 3), (2, 2), (3, 1), (4, 0)),
+        column!((0, 5), (1, 4), (2, 3), (3, 2), (4, 1), (5, 0)),
+        column!((0, 6), (1, 5), (2, 4), (3, 3), (4, 2), (5, 1), (6, 0)),
+        column!(
+            (0, 7),
+            (1, 6),
+            (2, 5),
+            (3, 4),
+            (4, 3),
+            (5, 2),
+            (6, 1),
+            (7, 0)
+        ),
+        column!((1, 7), (2, 6), (3, 5), (4, 4), (5, 3), (6, 2), (7, 1)),
+        column!((2, 7), (3, 6), (4, 5), (5, 4), (6, 3), (7, 2)),
+        column!((3, 7), (4, 6), (5, 5), (6, 4), (7, 3)),
+        column!((4, 7), (5, 6), (6, 5), (7, 4)),
+        column!((5, 7), (6, 6), (7, 5)),
+        column!((6, 7), (7, 6)),
+        column!((7, 7)),
+    ]
+}
+
+/// 16 × 16 product (31 coefficients), mod 2^16: one more Karatsuba level over
+/// [`schoolbook_half`] (three 8 × 8 products instead of four).
 #[inline(always)]
 fn schoolbook_leaf(a: &[u16; LEAF], b: &[u16; LEAF], out: &mut [u16; 2 * LEAF - 1]) {
-    let mut wide = [0u32; 2 * LEAF - 1];
-    for (i, &ai) in a.iter().enumerate() {
-        let ai = u32::from(ai);
-        for (j, &bj) in b.iter().enumerate() {
-            wide[i + j] = wide[i + j].wrapping_add(ai.wrapping_mul(u32::from(bj)));
-        }
-    }
-    for (o, w) in out.iter_mut().zip(wide) {
-        *o = w as u16;
+    // Residues mod 2^16, widened once so that the products need no masking.
+    let a0: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k]));
+    let a1: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k + HALF]));
+    let b0: [u32; HALF] = core::array::from_fn(|k| u32::from(b[k]));
+    let b1: [u32; HALF] = core::array::from_fn(|k| u32::from(b[k + HALF]));
+    let low = schoolbook_half(&a0, &b0);
+    let high = schoolbook_half(&a1, &b1);
+    let a_sum: [u32; HALF] = core::array::from_fn(|k| a0[k] + a1[k]);
+    let b_sum: [u32; HALF] = core::array::from_fn(|k| b0[k] + b1[k]);
+    let middle = schoolbook_half(&a_sum, &b_sum);
+    out.fill(0);
+    for k in 0..2 * HALF - 1 {
+        out[k] = out[k].wrapping_add(low[k] as u16);
+        out[k + LEAF] = out[k + LEAF].wrapping_add(high[k] as u16);
+        let mid = middle[k].wrapping_sub(low[k]).wrapping_sub(high[k]);
+        out[k + HALF] = out[k + HALF].wrapping_add(mid as u16);
     }
 }
 
