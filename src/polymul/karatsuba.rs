@@ -5,13 +5,14 @@
 //!
 //! One Karatsuba level on halves of size h:
 //! `a·b = a0·b0·(1 − x^h) + a1·b1·(x^{2h} − x^h) + (a0 + a1)·(b0 + b1)·x^h`.
-//! Four levels take 256 down to 16 (81 products of 16 × 16, 20,736 multiplications instead of
+//! Five levels take 256 down to 8 (243 products of 8 × 8, 15,552 multiplications instead of
 //! 65,536). The usual recursion keeps each level's operand sums and its middle product alive
 //! (about 8n bytes for n = 256); here the two top levels are *unrolled into leaves* instead: each
 //! of the 3² = 9 paths (low, high or sum at each level) names the 64-coefficient blocks whose
 //! sum is its operand, and the (offset, sign) pairs at which its product enters the result. A
 //! leaf's operands are gathered, its 64 × 64 product is computed into a 127-coefficient buffer
-//! (by the same unrolling, two levels down to 16 × 16 schoolbook), and added to the accumulator
+//! (by the same unrolling, two levels down to 16 × 16, which is one more Karatsuba level over
+//! register-resident 8 × 8 product scanning), and added to the accumulator
 //! at its at most four places, reducing by x^256 = −1 on the way (Karmakar et al., "Saber on
 //! ARM", TCHES 2018, §4, compute Karatsuba in place for the same reason; this layout is ours).
 //!
