@@ -104,6 +104,9 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         pk: &mut [u8],
         sk: &mut [u8],
     ) {
+        if B::STREAMING {
+            return crate::lowmem::keypair::<V, B, L, MU>(backend, seed_a, seed_s, z, pk, sk);
+        }
         // seed_A is hashed so that raw RNG output never appears in the public key (§2.5.1).
         let mut hashed_seed = [0u8; 32];
         shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed_seed);
@@ -122,6 +125,9 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         m: &[u8; 32],
         ct: &mut [u8],
     ) -> SharedSecret {
+        if B::STREAMING {
+            return crate::lowmem::encapsulate::<V, B, L, MU, ET>(backend, pk, m, ct);
+        }
         fo_encapsulate(&sha3_256(&[pk]), m, ct, |message, coins, ct| {
             pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, pk, ct)
         })
@@ -132,6 +138,11 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         dk: &SecretParts<'_>,
         ct: &[u8],
     ) -> SharedSecret {
+        if B::STREAMING {
+            return crate::lowmem::decapsulate::<V, B, L, MU, ET>(
+                backend, dk.secret, dk.pk, dk.hpk, dk.z, ct,
+            );
+        }
         let mut s = pke::zero_secret::<L>();
         for (i, s_i) in s.iter_mut().enumerate() {
             *s_i = Self::decode_secret_poly(dk.secret, i);
@@ -298,6 +309,80 @@ where
     ) -> (DecapsulationKey<Self>, EncapsulationKey<Self>) {
         keypair_from_seeds(backend, seed_a, seed_s, z)
     }
+
+    /// Byte-level deterministic key generation into caller buffers (NIST layouts). Unlike the
+    /// typed API it builds no key objects, so stack use is that of the algorithm alone: for
+    /// microcontroller measurements and callers that keep keys in their own storage.
+    #[cfg(feature = "hazmat")]
+    pub fn keypair_into<B: PolyMul>(
+        backend: &mut B,
+        seed_a: &[u8; 32],
+        seed_s: &[u8; 32],
+        z: &[u8; 32],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) -> Result<(), Error> {
+        check_length(pk, encoding_lengths::<Self>().0)?;
+        check_length(sk, encoding_lengths::<Self>().1)?;
+        Self::keypair(backend, seed_a, seed_s, z, pk, sk);
+        Ok(())
+    }
+
+    /// Byte-level deterministic encapsulation: writes the ciphertext into `ct`.
+    #[cfg(feature = "hazmat")]
+    pub fn encapsulate_into<B: PolyMul>(
+        backend: &mut B,
+        pk: &[u8],
+        m: &[u8; 32],
+        ct: &mut [u8],
+    ) -> Result<SharedSecret, Error> {
+        check_length(pk, encoding_lengths::<Self>().0)?;
+        check_length(ct, encoding_lengths::<Self>().2)?;
+        Ok(Self::encapsulate(backend, pk, m, ct))
+    }
+
+    /// Byte-level decapsulation of `ct` with the NIST-layout secret key `sk`. The key is not
+    /// validated: it must come from key generation or have passed
+    /// [`DecapsulationKey::from_bytes`].
+    #[cfg(feature = "hazmat")]
+    pub fn decapsulate_from<B: PolyMul>(
+        backend: &mut B,
+        sk: &[u8],
+        ct: &[u8],
+    ) -> Result<SharedSecret, Error> {
+        let (pk_len, sk_len, ct_len) = encoding_lengths::<Self>();
+        check_length(sk, sk_len)?;
+        check_length(ct, ct_len)?;
+        let cpa = sizes::secret_cpa::<V>(L);
+        let (secret, rest) = sk.split_at(cpa);
+        let (pk, rest) = rest.split_at(pk_len);
+        let (hpk, z) = rest.split_at(SEED_BYTES);
+        let parts = SecretParts {
+            secret,
+            pk,
+            hpk: hpk.try_into().map_err(|_| Error::InvalidLength {
+                expected: sk_len,
+                actual: sk.len(),
+            })?,
+            z: z.try_into().map_err(|_| Error::InvalidLength {
+                expected: sk_len,
+                actual: sk.len(),
+            })?,
+        };
+        Ok(Self::decapsulate::<B, ConstantTimeSelect>(
+            backend, &parts, ct,
+        ))
+    }
+}
+
+/// (public key, secret key, ciphertext) lengths of a parameter set.
+#[cfg(feature = "hazmat")]
+fn encoding_lengths<P: ParameterSet>() -> (usize, usize, usize) {
+    (
+        size_of::<P::PublicKeyBytes>(),
+        size_of::<P::SecretKeyBytes>(),
+        size_of::<P::CiphertextBytes>(),
+    )
 }
 
 /// Key generation for any parameter set, drawing its seeds from `rng`.
@@ -669,7 +754,7 @@ impl<P: ParameterSet> TryFrom<&[u8]> for Ciphertext<P> {
 
 /// The 32-byte shared secret. Wiped on drop, compared in constant time, redacted in `Debug`.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub struct SharedSecret([u8; 32]);
+pub struct SharedSecret(pub(crate) [u8; 32]);
 
 impl SharedSecret {
     /// The secret bytes.

@@ -18,6 +18,7 @@ pub mod hw;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
+mod lowmem;
 pub mod params;
 pub mod pke;
 pub mod poly;

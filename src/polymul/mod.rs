@@ -36,11 +36,13 @@ use crate::poly::{Poly, SecretPoly};
 use crate::polyvec;
 use crate::sampling::MatrixSource;
 
+pub mod karatsuba;
 pub mod kronecker;
 pub mod ntt;
 pub mod schoolbook;
 pub mod toom_cook;
 
+pub use karatsuba::Karatsuba;
 pub use kronecker::{Kronecker, KroneckerSoft, SoftwareBigMul};
 pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttScalar};
 pub use schoolbook::Schoolbook;
@@ -109,6 +111,11 @@ pub trait PolyMul {
 
     /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
     fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
+
+    /// Whether the KEM uses its low-memory organisation with this backend (one accumulator and
+    /// one prepared secret at a time, secrets packed or decoded just in time, ciphertexts
+    /// streamed; see [`crate::LowMemory`]). Set by `LowMemory`; backends leave the default.
+    const STREAMING: bool = false;
 
     /// Short, stable name of the backend (used by examples and benches).
     fn name(&self) -> &'static str;

@@ -60,6 +60,7 @@ macro_rules! for_each_backend {
             "kronecker-esp32c3",
             saber_kem::hw::esp32_model::kronecker_on_model::<saber_kem::hw::esp32_rsa::Esp32C3>()
         );
+        $callback!(karatsuba, "karatsuba", saber_kem::polymul::Karatsuba);
     };
 }
 
