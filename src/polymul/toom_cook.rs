@@ -73,7 +73,8 @@
 //! - `finish`: one interpolation of 127 rows and the fold.
 //!
 //! Measured with `valgrind --tool=callgrind` on x86-64 (SSE2 baseline, release): `mul_acc`
-//! ≈ 12.6k instructions (schoolbook: ≈ 690k), `prepare` ≈ 6.7k, `finish` ≈ 4.9k.
+//! ≈ 12.4k instructions (schoolbook: ≈ 690k), `prepare` ≈ 5.4k, `finish` ≈ 4.9k; an L = 3
+//! matrix-vector product (3 `prepare`, 9 `mul_acc`, 3 `finish`) ≈ 146k (schoolbook ≈ 6.2M).
 //!
 //! | item | 128-bit SIMD | scalar |
 //! |------|--------------|--------|
@@ -92,11 +93,12 @@
 //! and memory access are independent of both operands. There are no divisions (the odd
 //! divisors are multiplications by inverses) and no data-dependent branches.
 //!
-//! The secret's evaluation is wiped in `prepare`; stack temporaries of `mul_acc` and `finish`
-//! (products involving the secret) are not, as in the rest of the crate's arithmetic; the
-//! caller wipes `Prepared` and `Accumulator`.
+//! `prepare` evaluates the secret straight into the returned value. Stack temporaries (sums of
+//! secret leaves in `prepare`, products in `mul_acc`, interpolated blocks in `finish`) are not
+//! wiped, as in the rest of the crate's arithmetic; the caller wipes `Prepared` and
+//! `Accumulator`.
 
-use zeroize::{Zeroize, ZeroizeOnDrop};
+use zeroize::Zeroize;
 
 use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::PolyMul;
@@ -138,8 +140,11 @@ pub struct ToomCook;
 
 /// A secret evaluated at the seven Toom-Cook points and split into its nine Karatsuba leaves of
 /// 16 coefficients, each coefficient a row of `LANES` point values: 2,304 bytes with 128-bit
-/// SIMD (2,016 without). Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// SIMD (2,016 without).
+///
+/// The caller wipes it ([`PolyMul::Prepared`]); it is not also wiped on drop, which would
+/// cost a second pass of about a thousand volatile stores.
+#[derive(Clone, Zeroize)]
 pub struct ToomCookSecret {
     /// Leaf `3·g + h` (see [`complete_leaves`]), then `[coefficient][point]`.
     leaves: [Leaf<LANES>; LEAVES],
@@ -147,8 +152,10 @@ pub struct ToomCookSecret {
 
 /// A sum of products kept as its seven point products, not yet interpolated: 127 coefficient
 /// rows (plus one zero row) of `LANES` point values, 2,048 bytes with 128-bit SIMD (1,792
-/// without). Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+/// without).
+///
+/// The caller wipes it ([`PolyMul::Accumulator`]); it is not also wiped on drop.
+#[derive(Clone, Zeroize)]
 pub struct ToomCookAccumulator {
     /// `rows[coefficient][point]`.
     rows: [[u16; LANES]; PRODUCT_ROWS],
@@ -363,17 +370,43 @@ fn leaf_product<const L: usize>(out: &mut [[u16; L]; 2 * LEAF], a: &Leaf<L>, s: 
 
 /// [`leaf_product`] for SIMD targets, where a row is one vector.
 ///
-/// Each output row is one running sum over a constant index range (see [`product_row`]), so
-/// the sum stays in a register and the operand rows are read straight from memory: one
-/// multiply and one add per pair of rows, no loop overhead, no stores but the result. Fully
-/// unrolled: about 4.5 KiB of x86-64 code.
+/// Each output row is one running sum, kept in a register, of the products of operand rows
+/// read straight from memory: one multiply and one add per pair of rows, no loop overhead, no
+/// stores but the result. The code is written out by macros over constant indices (see
+/// [`multiply_add_row`]) rather than left to the optimiser's unrolling heuristics, which
+/// proved fragile. About 4.5 KiB of x86-64 code.
 #[inline(never)]
 fn leaf_product_unrolled<const L: usize>(out: &mut [[u16; L]; 2 * LEAF], a: &Leaf<L>, s: &Leaf<L>) {
+    macro_rules! row {
+        ($k:literal: $($i:literal)*) => {{
+            let mut sum = [0u16; L];
+            $(multiply_add_row::<L, $k, $i>(&mut sum, a, s);)*
+            out[$k] = sum;
+        }};
+    }
     macro_rules! rows {
-        ($($k:literal)*) => { $(out[$k] = product_row::<L, $k>(a, s);)* };
+        ($($k:literal)*) => {
+            $(row!($k: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);)*
+        };
     }
     rows!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
     out[2 * LEAF - 1] = [0; L];
+}
+
+/// `sum += a[I]·s[K − I]` if both indices are in range, else nothing: row `K` of a leaf
+/// product is the sum of these over `I` in `0..16`. `K` and `I` are constants, so the
+/// condition costs nothing.
+#[inline(always)]
+fn multiply_add_row<const L: usize, const K: usize, const I: usize>(
+    sum: &mut [u16; L],
+    a: &Leaf<L>,
+    s: &Leaf<L>,
+) {
+    if I <= K && K - I < LEAF {
+        for ((acc, &x), &y) in sum.iter_mut().zip(&a.0[I]).zip(&s.0[K - I]) {
+            *acc = acc.wrapping_add(x.wrapping_mul(y));
+        }
+    }
 }
 
 /// [`leaf_product`] for scalar targets: one point at a time, one output coefficient at a time,
@@ -396,28 +429,6 @@ fn leaf_product_compact<const L: usize>(out: &mut [[u16; L]; 2 * LEAF], a: &Leaf
             row[lane] = sum;
         }
     }
-}
-
-/// Row `K` of a leaf product: `Σ_{i+j=K} a[i]·s[j]`, over `i` in `first..end` with `i` and
-/// `K − i` both in `0..16`.
-///
-/// `K` is a constant, so the loops have constant trip counts. They are split in two of at most
-/// eight iterations each: short enough for the optimiser to unroll them completely and then
-/// vectorise across the lanes, rather than vectorising along `i` with gathers.
-#[inline(always)]
-fn product_row<const L: usize, const K: usize>(a: &Leaf<L>, s: &Leaf<L>) -> [u16; L] {
-    let first = K.saturating_sub(LEAF - 1);
-    let end = if K < LEAF { K + 1 } else { LEAF };
-    let middle = (first + end) >> 1;
-    let mut sum = [0u16; L];
-    for range in [first..middle, middle..end] {
-        for i in range {
-            for ((acc, &x), &y) in sum.iter_mut().zip(&a.0[i]).zip(&s.0[K - i]) {
-                *acc = acc.wrapping_add(x.wrapping_mul(y));
-            }
-        }
-    }
-    sum
 }
 
 /// Completes a refined Karatsuba recombination in place: `part` holds `low·low` in rows 0..32
@@ -553,6 +564,21 @@ fn fold_chunk(out: &mut Poly, start: usize, blocks: &[[u16; LEAF]; POINTS]) {
                 *t = t.wrapping_sub(c);
             }
         }
+    }
+}
+
+/// Toom-Cook evaluates the public operand inside [`PolyMul::mul_acc`] together with its Karatsuba
+/// sums; caching that evaluation would cost 2 KB per polynomial for ~15% of a product, so the
+/// public operand is kept as it is.
+impl crate::polymul::PolyMulPublic for ToomCook {
+    type PreparedPublic = Poly;
+
+    fn prepare_public(&mut self, a: &Poly) -> Poly {
+        a.clone()
+    }
+
+    fn mul_acc_prepared(&mut self, acc: &mut ToomCookAccumulator, a: &Poly, s: &ToomCookSecret) {
+        self.mul_acc(acc, a, s)
     }
 }
 
