@@ -40,7 +40,7 @@ pub mod ntt;
 pub mod schoolbook;
 pub mod toom_cook;
 
-pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttScalar};
+pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttPublic, NttScalar};
 pub use schoolbook::Schoolbook;
 pub use toom_cook::ToomCook;
 

@@ -22,6 +22,9 @@
 //!   four `mul_acc` calls, not reduced at all; `finish` does one Montgomery reduction per
 //!   coefficient, one inverse NTT and the canonical centred reduction.
 //! - A matrix-vector product of rank L thus costs L² + L forward and L inverse transforms.
+//! - [`PolyMulPublic`]: a public polynomial can be kept in the NTT domain too ([`NttPublic`],
+//!   1 KiB), so that the expanded keys (`crate::expanded`) transform A and b once; a cached
+//!   product is then the base multiplication alone.
 //!
 //! # The prime and the bound proof
 //!
@@ -97,7 +100,7 @@
 use zeroize::Zeroize;
 
 use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::PolyMul;
+use crate::polymul::{PolyMul, PolyMulPublic};
 
 mod params;
 mod scalar;
@@ -151,6 +154,20 @@ impl NttAccumulator {
     const ZERO: Self = Self { sums: [0; N] };
 }
 
+/// A public polynomial (matrix entry, public-key vector) in the NTT domain, for the expanded
+/// keys ([`PolyMulPublic`]): its forward transform, 1 KiB. With it a product is only the base
+/// multiplication.
+#[derive(Clone)]
+pub struct NttPublic {
+    coeffs: [i32; N],
+}
+
+impl core::fmt::Debug for NttPublic {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("NttPublic").finish_non_exhaustive()
+    }
+}
+
 /// The portable NTT backend (any target).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NttScalar;
@@ -181,6 +198,20 @@ impl PolyMul for NttScalar {
 
     fn name(&self) -> &'static str {
         "ntt-scalar"
+    }
+}
+
+impl PolyMulPublic for NttScalar {
+    type PreparedPublic = NttPublic;
+
+    fn prepare_public(&mut self, a: &Poly) -> NttPublic {
+        let mut out = NttPublic { coeffs: [0; N] };
+        scalar::public_to_domain::<Layers6>(a, &mut out.coeffs);
+        out
+    }
+
+    fn mul_acc_prepared(&mut self, acc: &mut NttAccumulator, a: &NttPublic, s: &NttPrepared) {
+        scalar::basemul_acc::<Layers6>(&mut acc.sums, &a.coeffs, &s.columns);
     }
 }
 
@@ -242,6 +273,21 @@ impl PolyMul for NttAvx2 {
     }
 }
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl PolyMulPublic for NttAvx2 {
+    type PreparedPublic = NttPublic;
+
+    fn prepare_public(&mut self, a: &Poly) -> NttPublic {
+        let mut out = NttPublic { coeffs: [0; N] };
+        avx2::public_to_domain(self.token, a, &mut out.coeffs);
+        out
+    }
+
+    fn mul_acc_prepared(&mut self, acc: &mut NttAccumulator, a: &NttPublic, s: &NttPrepared) {
+        avx2::basemul_acc(self.token, &mut acc.sums, &a.coeffs, &s.columns);
+    }
+}
+
 #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
 impl PolyMul for NttAvx2 {
     type Prepared = NttPrepared;
@@ -264,6 +310,19 @@ impl PolyMul for NttAvx2 {
     }
 
     fn name(&self) -> &'static str {
+        match self.token {}
+    }
+}
+
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+impl PolyMulPublic for NttAvx2 {
+    type PreparedPublic = NttPublic;
+
+    fn prepare_public(&mut self, _: &Poly) -> NttPublic {
+        match self.token {}
+    }
+
+    fn mul_acc_prepared(&mut self, _: &mut NttAccumulator, _: &NttPublic, _: &NttPrepared) {
         match self.token {}
     }
 }
@@ -367,6 +426,24 @@ impl PolyMul for Ntt {
         match self.path() {
             Some(_) => "ntt-avx2",
             None => "ntt-scalar",
+        }
+    }
+}
+
+impl PolyMulPublic for Ntt {
+    type PreparedPublic = NttPublic;
+
+    fn prepare_public(&mut self, a: &Poly) -> NttPublic {
+        match self.path() {
+            Some(mut avx2) => avx2.prepare_public(a),
+            None => NttScalar.prepare_public(a),
+        }
+    }
+
+    fn mul_acc_prepared(&mut self, acc: &mut NttAccumulator, a: &NttPublic, s: &NttPrepared) {
+        match self.path() {
+            Some(mut avx2) => avx2.mul_acc_prepared(acc, a, s),
+            None => NttScalar.mul_acc_prepared(acc, a, s),
         }
     }
 }
