@@ -95,7 +95,8 @@
 //! scalar code); per step about 0.45 µs `prepare`, 0.35 µs `mul_acc`, 0.33 µs `finish`
 //! (Toom-Cook on the same machine: 9.4 µs). `cargo bench --bench ntt` reproduces these and
 //! compares every backend of the list; `peer-bench/` measures whole KEM operations against
-//! pqcrypto-saber and the Keccak floor.
+//! pqcrypto-saber and the Keccak floor (with [`NttPublic`] in expanded keys, Saber encapsulation
+//! takes 18 µs against 38 µs with plain keys).
 
 use zeroize::Zeroize;
 
