@@ -8,7 +8,7 @@ use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::ct::{bytes_equal, select_into};
+use crate::ct::{ConstantTimeSelect, KeySelect, bytes_equal};
 use crate::error::{Error, check_length};
 use crate::hash::{sha3_256, sha3_512};
 use crate::params::sizes::{self, SEED_BYTES};
@@ -47,7 +47,12 @@ pub trait Operations {
         ct: &mut [u8],
     ) -> SharedSecret;
     /// Decapsulation with implicit rejection.
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret;
+    /// Decapsulation with implicit rejection; `S` is [`ConstantTimeSelect`] outside tests.
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret;
     /// Whether `sk_cpa` decodes to a secret in range.
     fn secret_in_range(sk_cpa: &[u8]) -> Choice;
     /// Encapsulation against a public key in the backend's domain.
@@ -122,14 +127,18 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         })
     }
 
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret {
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret {
         let mut s = pke::zero_secret::<L>();
         for (i, s_i) in s.iter_mut().enumerate() {
             *s_i = Self::decode_secret_poly(dk.secret, i);
         }
         let message = Zeroizing::new(pke::decrypt::<B, L, ET>(backend, &s, ct));
         drop(s);
-        fo_decapsulate(&message, dk.hpk, dk.z, ct, |message, coins, out| {
+        fo_decapsulate::<S>(&message, dk.hpk, dk.z, ct, |message, coins, out| {
             pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, dk.pk, out)
         })
     }
@@ -160,7 +169,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         ct: &[u8],
     ) -> SharedSecret {
         let message = Zeroizing::new(pke::decrypt_prepared::<B, L, ET>(backend, secret, ct));
-        fo_decapsulate(&message, public.hpk, z, ct, |message, coins, out| {
+        fo_decapsulate::<ConstantTimeSelect>(&message, public.hpk, z, ct, |message, coins, out| {
             pke::encrypt_prepared::<V, B, L, MU, ET>(
                 backend,
                 public.matrix,
@@ -211,8 +220,9 @@ fn fo_encapsulate(
 }
 
 /// The FO decapsulation after decryption (spec Algorithm 6): re-encrypts the recovered message
-/// and, on any mismatch, replaces K̂ by z without a branch (implicit rejection).
-fn fo_decapsulate(
+/// and, on any mismatch, replaces K̂ by z without a branch (implicit rejection). `S` is
+/// [`ConstantTimeSelect`] except in the tests that substitute a broken selector.
+fn fo_decapsulate<S: KeySelect>(
     message: &[u8; 32],
     hpk: &[u8; 32],
     z: &[u8; 32],
@@ -225,7 +235,7 @@ fn fo_decapsulate(
     let reencrypted = &mut reencrypted[..ct.len()];
     encrypt(message, &coins, reencrypted);
     let mismatch = !bytes_equal(ct, reencrypted);
-    select_into(&mut k, z, mismatch);
+    S::select_into(&mut k, z, mismatch);
     SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
 }
 
@@ -504,13 +514,33 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     fn decapsulate_bytes_with<B: PolyMul>(&self, backend: &mut B, ct: &[u8]) -> SharedSecret {
+        self.decapsulate_selecting::<B, ConstantTimeSelect>(backend, ct)
+    }
+
+    /// Test seam: decapsulation with another key selector (`tests/rejection.rs` and
+    /// `tests/ct_valgrind.rs` substitute broken ones to prove that they catch them).
+    #[cfg(feature = "hazmat")]
+    #[doc(hidden)]
+    pub fn decapsulate_with_selector<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &Ciphertext<P>,
+    ) -> SharedSecret {
+        self.decapsulate_selecting::<B, S>(backend, ct.as_bytes())
+    }
+
+    fn decapsulate_selecting<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &[u8],
+    ) -> SharedSecret {
         let parts = SecretParts {
             secret: self.secret.as_ref(),
             pk: self.ek.as_bytes(),
             hpk: &self.hpk,
             z: &self.z,
         };
-        P::decapsulate(backend, &parts, ct)
+        P::decapsulate::<B, S>(backend, &parts, ct)
     }
 
     /// Decapsulates a ciphertext given as bytes; wrong lengths are an error.
