@@ -19,8 +19,7 @@ use zeroize::{ZeroizeOnDrop, Zeroizing};
 fn bytes_of<T>(value: &T) -> Vec<u8> {
     // SAFETY: `value` is a live reference, so `size_of::<T>()` bytes are readable; callers pass
     // types made only of `u8`/`i8` arrays, which have no padding, so every byte is initialised.
-    unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) }
-        .to_vec()
+    unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) }.to_vec()
 }
 
 /// Runs the destructor of `value` and returns the bytes its storage holds afterwards.
@@ -99,7 +98,10 @@ fn generated_key_and_shared_secret_memory_is_wiped_and_redacted() {
 #[test]
 fn secret_poly_memory_is_wiped() {
     let mut s = SecretPoly::ZERO;
-    s.coeffs.iter_mut().enumerate().for_each(|(i, c)| *c = (i % 11) as i8 - 5);
+    s.coeffs
+        .iter_mut()
+        .enumerate()
+        .for_each(|(i, c)| *c = (i % 11) as i8 - 5);
     assert_eq!(bytes_after_drop(s), [0; 256]);
 }
 
@@ -107,8 +109,14 @@ fn secret_poly_memory_is_wiped() {
 fn debug_output_is_redacted() {
     let sk = light_saber_plus_key();
     let dk = DecapsulationKey::<LightSaberPlus>::from_bytes(&sk).unwrap();
-    assert_eq!(format!("{dk:?}"), "DecapsulationKey<LightSaber+>(<redacted>)");
-    assert_eq!(format!("{dk:#?}"), "DecapsulationKey<LightSaber+>(<redacted>)");
+    assert_eq!(
+        format!("{dk:?}"),
+        "DecapsulationKey<LightSaber+>(<redacted>)"
+    );
+    assert_eq!(
+        format!("{dk:#?}"),
+        "DecapsulationKey<LightSaber+>(<redacted>)"
+    );
 
     let mut s = SecretPoly::ZERO;
     s.coeffs[0] = 3;
