@@ -55,6 +55,8 @@ cfg_if::cfg_if! {
         type Selected = KroneckerSoft;
     } else if #[cfg(saber_polymul = "toom_cook")] {
         type Selected = ToomCook;
+    } else if #[cfg(saber_polymul = "kronecker")] {
+        type Selected = KroneckerSoft;
     } else if #[cfg(any(saber_polymul = "ntt", target_arch = "x86_64"))] {
         // x86_64: the NTT with its run-time-detected AVX2 path is 1.6-1.8x faster than
         // Toom-Cook for every operation (BENCHMARKS.md, peer-bench).
