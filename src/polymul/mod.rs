@@ -51,8 +51,6 @@ pub use toom_cook::ToomCook;
 cfg_if::cfg_if! {
     if #[cfg(saber_polymul = "schoolbook")] {
         type Selected = Schoolbook;
-    } else if #[cfg(saber_polymul = "kronecker")] {
-        type Selected = KroneckerSoft;
     } else if #[cfg(saber_polymul = "toom_cook")] {
         type Selected = ToomCook;
     } else if #[cfg(saber_polymul = "kronecker")] {
