@@ -717,6 +717,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "hundreds of full products: minutes under Miri")]
     fn every_plan_shape_matches_schoolbook() {
         check_engine::<SoftwareBigMul<64>>();
         check_engine::<SoftwareBigMul<48>>();
