@@ -9,18 +9,18 @@
 
 use std::mem::ManuallyDrop;
 
+use saber_kem::SharedSecret;
 use saber_kem::hash::sha3_256;
 use saber_kem::poly::{Poly, SecretPoly};
 use saber_kem::polymul::Schoolbook;
-use saber_kem::{DecapsulationKey, LightSaber, LightSaberPlus, SharedSecret};
+use saber_kem::{DecapsulationKey, ExpandedDecapsulationKey, LightSaber, LightSaberPlus};
 use zeroize::{ZeroizeOnDrop, Zeroizing};
 
 /// A copy of the bytes of `value`. Only for types made of byte arrays (no padding).
 fn bytes_of<T>(value: &T) -> Vec<u8> {
     // SAFETY: `value` is a live reference, so `size_of::<T>()` bytes are readable; callers pass
     // types made only of `u8`/`i8` arrays, which have no padding, so every byte is initialised.
-    unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) }
-        .to_vec()
+    unsafe { std::slice::from_raw_parts((value as *const T).cast::<u8>(), size_of::<T>()) }.to_vec()
 }
 
 /// Runs the destructor of `value` and returns the bytes its storage holds afterwards.
@@ -55,6 +55,7 @@ fn secret_types_wipe_on_drop() {
     wipes_on_drop::<DecapsulationKey<LightSaberPlus>>();
     wipes_on_drop::<SharedSecret>();
     wipes_on_drop::<SecretPoly>();
+    wipes_on_drop::<ExpandedDecapsulationKey<LightSaber, Schoolbook>>();
     // What `DecapsulationKey::to_bytes` returns.
     wipes_on_drop::<Zeroizing<[u8; 1568]>>();
     // The sponges that absorb m, K̂ and the coins (SHA3-256/512) and seed_s or r (SHAKE128).
@@ -99,7 +100,10 @@ fn generated_key_and_shared_secret_memory_is_wiped_and_redacted() {
 #[test]
 fn secret_poly_memory_is_wiped() {
     let mut s = SecretPoly::ZERO;
-    s.coeffs.iter_mut().enumerate().for_each(|(i, c)| *c = (i % 11) as i8 - 5);
+    s.coeffs
+        .iter_mut()
+        .enumerate()
+        .for_each(|(i, c)| *c = (i % 11) as i8 - 5);
     assert_eq!(bytes_after_drop(s), [0; 256]);
 }
 
@@ -107,8 +111,19 @@ fn secret_poly_memory_is_wiped() {
 fn debug_output_is_redacted() {
     let sk = light_saber_plus_key();
     let dk = DecapsulationKey::<LightSaberPlus>::from_bytes(&sk).unwrap();
-    assert_eq!(format!("{dk:?}"), "DecapsulationKey<LightSaber+>(<redacted>)");
-    assert_eq!(format!("{dk:#?}"), "DecapsulationKey<LightSaber+>(<redacted>)");
+    assert_eq!(
+        format!("{dk:?}"),
+        "DecapsulationKey<LightSaber+>(<redacted>)"
+    );
+    assert_eq!(
+        format!("{dk:#?}"),
+        "DecapsulationKey<LightSaber+>(<redacted>)"
+    );
+    let expanded = ExpandedDecapsulationKey::new(&mut Schoolbook, &dk);
+    assert_eq!(
+        format!("{expanded:?}"),
+        "ExpandedDecapsulationKey<LightSaber+>(<redacted>)"
+    );
 
     let mut s = SecretPoly::ZERO;
     s.coeffs[0] = 3;

@@ -4,8 +4,8 @@
 //! Every byte the test RNG hands out is marked *undefined*; memcheck then reports any
 //! conditional jump, memory address or system-call argument computed from it. Key generation,
 //! encapsulation and decapsulation (valid and tampered ciphertexts, keys from the RNG and keys
-//! decoded from bytes) run for every backend of `for_each_backend!`, plain and under
-//! [`LowMemory`], and for all six parameter sets. Public results are marked defined only once
+//! decoded from bytes, and expanded keys) run for every backend of `for_each_backend!`, plain
+//! and under [`LowMemory`], and for all six parameter sets. Public results are marked defined only once
 //! the computation is over, right before they are compared; the public key and ciphertext stay
 //! secret-tainted throughout, so the code is also shown to be constant time in them.
 //!
@@ -36,7 +36,9 @@ use std::process::{Command, ExitCode};
 use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::ct::KeySelect;
 use saber_kem::params::ParameterSet;
+use saber_kem::polymul::PolyMulPublic;
 use saber_kem::{Ciphertext, DecapsulationKey, LowMemory, PolyMul, SaberKem, Variant};
+use saber_kem::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
 use saber_kem::{Plus, Round3};
 use sha3::{Digest, Sha3_256};
 use subtle::Choice;
@@ -237,6 +239,48 @@ fn exercise<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: u
     assert!(rejected_by_decoded == rejected[0]);
 }
 
+/// The expanded-key paths (A, b, H(pk) and the secret cached in the backend's domain):
+/// encapsulation and decapsulation of valid and tampered ciphertexts.
+fn exercise_expanded<
+    B: PolyMulPublic,
+    V: Variant,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let mut rng = ClassifyingRng(NistDrbg::new(&[0xE5; 48]));
+    let (dk, ek) = SaberKem::<V, L, MU, ET>::try_generate_with(backend, &mut rng).unwrap();
+    let expanded = ExpandedDecapsulationKey::new(backend, &dk);
+    let expanded_ek = ExpandedEncapsulationKey::new(backend, &ek);
+    let (ct, ss) = expanded_ek.try_encapsulate(backend, &mut rng).unwrap();
+    expect_tainted("ciphertext (expanded)", ct.as_bytes());
+    let decapsulated = expanded.decapsulate(backend, &ct);
+    expect_tainted("decapsulated secret (expanded)", decapsulated.as_bytes());
+    let mut bytes = ct.to_bytes();
+    bytes.as_mut()[1] ^= 0x80;
+    let bad = Ciphertext::<SaberKem<V, L, MU, ET>>::from_bytes(bytes.as_ref()).unwrap();
+    let rejected = expanded.decapsulate(backend, &bad);
+    expect_tainted("rejection key (expanded)", rejected.as_bytes());
+
+    let sk_bytes = dk.to_bytes();
+    for bytes in [ss.as_bytes(), decapsulated.as_bytes(), rejected.as_bytes()] {
+        valgrind::declassify(bytes);
+    }
+    valgrind::declassify(bad.as_bytes());
+    valgrind::declassify(sk_bytes.as_ref());
+    let z = &sk_bytes.as_ref()[sk_bytes.as_ref().len() - 32..];
+    assert!(
+        ss == decapsulated,
+        "expanded decapsulation must recover the key"
+    );
+    let want = sha3_256(&[z, &sha3_256(&[bad.as_bytes()])]);
+    assert_eq!(rejected.as_bytes(), &want, "expanded rejection key");
+}
+
 /// A selector that branches on the comparison result (the negative control for branches).
 struct BranchingSelect;
 
@@ -341,6 +385,18 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+fn run_set_expanded<B: PolyMulPublic>(backend: &mut B, set: &str) {
+    match set {
+        "LightSaber" => exercise_expanded::<B, Round3, 2, 10, 3>(backend),
+        "Saber" => exercise_expanded::<B, Round3, 3, 8, 4>(backend),
+        "FireSaber" => exercise_expanded::<B, Round3, 4, 6, 6>(backend),
+        "LightSaber+" => exercise_expanded::<B, Plus, 2, 10, 3>(backend),
+        "Saber+" => exercise_expanded::<B, Plus, 3, 8, 4>(backend),
+        "FireSaber+" => exercise_expanded::<B, Plus, 4, 6, 6>(backend),
+        other => panic!("unknown parameter set {other}"),
+    }
+}
+
 fn run_set<B: PolyMul>(backend: &mut B, set: &str) {
     match set {
         "LightSaber" => exercise::<B, Round3, 2, 10, 3>(backend),
@@ -365,7 +421,8 @@ fn run_case(name: &str) {
     macro_rules! try_backend {
         ($id:ident, $name:expr, $ctor:expr) => {
             if backend_part == $name {
-                return run_set(&mut $ctor, set);
+                run_set(&mut $ctor, set);
+                return run_set_expanded(&mut $ctor, set);
             }
             if backend_part.strip_prefix("low-memory ") == Some($name) {
                 return run_set(&mut LowMemory($ctor), set);

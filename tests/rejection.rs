@@ -13,6 +13,7 @@ mod support;
 
 use saber_kem::ct::KeySelect;
 use saber_kem::params::{ByteArray, ParameterSet};
+use saber_kem::polymul::PolyMulPublic;
 use saber_kem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, Error, PolyMul, SaberKem, SharedSecret, Variant,
 };
@@ -183,14 +184,19 @@ fn check_malformed_secret_keys<P: ParameterSet>(dk: &DecapsulationKey<P>) {
     );
 }
 
-fn full_suite<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+fn full_suite<V: Variant, B: PolyMulPublic, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
 ) where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     let (dk, _, ct, ss) = key_pair::<V, B, L, MU, ET>(backend, 0x21);
+    let name = backend.name();
     check_rejection(&dk, &ct, &ss, &mut |c| dk.decapsulate_with(backend, c))
-        .unwrap_or_else(|e| panic!("backend {}: {e}", backend.name()));
+        .unwrap_or_else(|e| panic!("backend {name}: {e}"));
+    // The expanded key (secret and public key cached in the backend's domain).
+    let expanded = saber_kem::ExpandedDecapsulationKey::new(backend, &dk);
+    check_rejection(&dk, &ct, &ss, &mut |c| expanded.decapsulate(backend, c))
+        .unwrap_or_else(|e| panic!("backend {name}, expanded key: {e}"));
     // A valid ciphertext for another key pair is rejected too.
     let (_, _, other_ct, other_ss) = key_pair::<V, B, L, MU, ET>(backend, 0x42);
     let got = dk.decapsulate_with(backend, &other_ct);
