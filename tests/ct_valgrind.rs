@@ -363,16 +363,28 @@ fn backend_names() -> Vec<&'static str> {
     names
 }
 
+fn public_backend_names() -> Vec<&'static str> {
+    let mut names = Vec::new();
+    macro_rules! push_name {
+        ($id:ident, $name:expr, $ctor:expr) => {
+            names.push($name);
+        };
+    }
+    support::backends::for_each_public_backend!(push_name);
+    names
+}
+
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
-    for backend in backend_names() {
-        for wrapper in ["", "low-memory "] {
-            for set in SETS {
-                cases.push(Case {
-                    name: format!("{wrapper}{backend}/{set}"),
-                    expect_report: None,
-                });
-            }
+    let plain = backend_names().into_iter().map(|b| ("", b));
+    let low_memory = backend_names().into_iter().map(|b| ("low-memory ", b));
+    let expanded = public_backend_names().into_iter().map(|b| ("expanded ", b));
+    for (kind, backend) in plain.chain(low_memory).chain(expanded) {
+        for set in SETS {
+            cases.push(Case {
+                name: format!("{kind}{backend}/{set}"),
+                expect_report: None,
+            });
         }
     }
     for (name, report) in [
@@ -424,8 +436,7 @@ fn run_case(name: &str) {
     macro_rules! try_backend {
         ($id:ident, $name:expr, $ctor:expr) => {
             if backend_part == $name {
-                run_set(&mut $ctor, set);
-                return run_set_expanded(&mut $ctor, set);
+                return run_set(&mut $ctor, set);
             }
             if backend_part.strip_prefix("low-memory ") == Some($name) {
                 return run_set(&mut LowMemory($ctor), set);
@@ -433,6 +444,14 @@ fn run_case(name: &str) {
         };
     }
     support::backends::for_each_backend!(try_backend);
+    macro_rules! try_public_backend {
+        ($id:ident, $name:expr, $ctor:expr) => {
+            if backend_part.strip_prefix("expanded ") == Some($name) {
+                return run_set_expanded(&mut $ctor, set);
+            }
+        };
+    }
+    support::backends::for_each_public_backend!(try_public_backend);
     panic!("unknown case {name}");
 }
 
