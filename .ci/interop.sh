@@ -10,4 +10,4 @@ if ! command -v cc >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null
 fi
 
-SABER_INTEROP_ROUNDS="${SABER_INTEROP_ROUNDS:-200}" cargo test --locked
+SABER_INTEROP_ROUNDS="${SABER_INTEROP_ROUNDS:-200}" cargo test

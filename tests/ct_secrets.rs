@@ -9,10 +9,11 @@
 
 use std::mem::ManuallyDrop;
 
+use saber_kem::SharedSecret;
 use saber_kem::hash::sha3_256;
 use saber_kem::poly::{Poly, SecretPoly};
 use saber_kem::polymul::Schoolbook;
-use saber_kem::{DecapsulationKey, LightSaber, LightSaberPlus, SharedSecret};
+use saber_kem::{DecapsulationKey, ExpandedDecapsulationKey, LightSaber, LightSaberPlus};
 use zeroize::{ZeroizeOnDrop, Zeroizing};
 
 /// A copy of the bytes of `value`. Only for types made of byte arrays (no padding).
@@ -54,6 +55,7 @@ fn secret_types_wipe_on_drop() {
     wipes_on_drop::<DecapsulationKey<LightSaberPlus>>();
     wipes_on_drop::<SharedSecret>();
     wipes_on_drop::<SecretPoly>();
+    wipes_on_drop::<ExpandedDecapsulationKey<LightSaber, Schoolbook>>();
     // What `DecapsulationKey::to_bytes` returns.
     wipes_on_drop::<Zeroizing<[u8; 1568]>>();
     // The sponges that absorb m, K̂ and the coins (SHA3-256/512) and seed_s or r (SHAKE128).
@@ -116,6 +118,11 @@ fn debug_output_is_redacted() {
     assert_eq!(
         format!("{dk:#?}"),
         "DecapsulationKey<LightSaber+>(<redacted>)"
+    );
+    let expanded = ExpandedDecapsulationKey::new(&mut Schoolbook, &dk);
+    assert_eq!(
+        format!("{expanded:?}"),
+        "ExpandedDecapsulationKey<LightSaber+>(<redacted>)"
     );
 
     let mut s = SecretPoly::ZERO;

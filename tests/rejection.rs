@@ -13,6 +13,7 @@ mod support;
 
 use saber_kem::ct::KeySelect;
 use saber_kem::params::{ByteArray, ParameterSet};
+use saber_kem::polymul::PolyMulPublic;
 use saber_kem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, Error, PolyMul, SaberKem, SharedSecret, Variant,
 };
@@ -183,14 +184,29 @@ fn check_malformed_secret_keys<P: ParameterSet>(dk: &DecapsulationKey<P>) {
     );
 }
 
+/// The rejection checks through an expanded key (secret and public key cached in the backend's
+/// domain).
+fn expanded_suite<V: Variant, B: PolyMulPublic, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let (dk, _, ct, ss) = key_pair::<V, B, L, MU, ET>(backend, 0x21);
+    let name = backend.name();
+    let expanded = saber_kem::ExpandedDecapsulationKey::new(backend, &dk);
+    check_rejection(&dk, &ct, &ss, &mut |c| expanded.decapsulate(backend, c))
+        .unwrap_or_else(|e| panic!("backend {name}, expanded key: {e}"));
+}
+
 fn full_suite<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
 ) where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     let (dk, _, ct, ss) = key_pair::<V, B, L, MU, ET>(backend, 0x21);
+    let name = backend.name();
     check_rejection(&dk, &ct, &ss, &mut |c| dk.decapsulate_with(backend, c))
-        .unwrap_or_else(|e| panic!("backend {}: {e}", backend.name()));
+        .unwrap_or_else(|e| panic!("backend {name}: {e}"));
     // A valid ciphertext for another key pair is rejected too.
     let (_, _, other_ct, other_ss) = key_pair::<V, B, L, MU, ET>(backend, 0x42);
     let got = dk.decapsulate_with(backend, &other_ct);
@@ -245,6 +261,30 @@ macro_rules! rejection_tests {
 }
 
 support::backends::for_each_backend!(rejection_tests);
+
+macro_rules! expanded_rejection_tests {
+    ($backend:ident, $name:expr, $ctor:expr) => {
+        mod $backend {
+            use super::*;
+
+            #[test]
+            fn all_sets() {
+                expanded_suite::<Round3, _, 2, 10, 3>(&mut $ctor);
+                expanded_suite::<Round3, _, 3, 8, 4>(&mut $ctor);
+                expanded_suite::<Round3, _, 4, 6, 6>(&mut $ctor);
+                expanded_suite::<Plus, _, 2, 10, 3>(&mut $ctor);
+                expanded_suite::<Plus, _, 3, 8, 4>(&mut $ctor);
+                expanded_suite::<Plus, _, 4, 6, 6>(&mut $ctor);
+            }
+        }
+    };
+}
+
+/// Expanded keys, on the backends that support them.
+mod expanded {
+    use super::*;
+    support::backends::for_each_public_backend!(expanded_rejection_tests);
+}
 
 /// The `kem` 0.3 trait path: wrong lengths are `TryFromSliceError`, tampering gives the
 /// rejection key.

@@ -66,3 +66,15 @@ macro_rules! for_each_backend {
 
 #[allow(unused_imports)]
 pub(crate) use for_each_backend;
+
+/// The backends that implement `PolyMulPublic` (expanded keys), in the same callback form.
+#[allow(unused_macros)]
+macro_rules! for_each_public_backend {
+    ($callback:ident) => {
+        $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
+        $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
+    };
+}
+
+#[allow(unused_imports)]
+pub(crate) use for_each_public_backend;
