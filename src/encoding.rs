@@ -33,10 +33,11 @@ pub fn pack(coeffs: &[u16; N], width: u32, out: &mut [u8]) {
     }
 }
 
-/// Unpacks 256 coefficients of `width` bits from `bytes` (`packed_len(width)` bytes); each result
+/// Unpacks coefficients of `width` bits from `bytes` (`out.len() · width / 8` bytes: 256
+/// coefficients for a whole polynomial, fewer when a caller streams it in pieces); each result
 /// lies in `[0, 2^width)`.
-pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16; N]) {
-    debug_assert_eq!(bytes.len(), packed_len(width));
+pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16]) {
+    debug_assert_eq!(bytes.len() * 8, out.len() * width as usize);
     let mask = (1u32 << width) - 1;
     let mut acc = 0u32;
     let mut bits = 0u32;

@@ -15,10 +15,12 @@ pub mod encoding;
 pub mod error;
 pub mod expanded;
 pub mod hash;
+pub mod hw;
 pub mod keccak;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
+mod lowmem;
 pub mod params;
 pub mod pke;
 pub mod poly;
