@@ -42,8 +42,8 @@
 //! Whenever a group has more than one hash of a kind to compute and the CPU has a vector
 //! implementation ([`KeccakX4::is_vectorised`]: AVX2). Otherwise the hashes run one at a time
 //! through the same `sha3`/`shake` code as the single-operation API: the portable four-way
-//! permutation is only about as fast as four single ones (measured within 10% on x86-64), so it
-//! buys nothing there.
+//! permutation is no faster than four single ones (on x86-64 it is slower: four interleaved
+//! states need four times the registers; `BENCHMARKS.md`), so it buys nothing there.
 //!
 //! # Memory
 //!
