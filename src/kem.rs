@@ -412,7 +412,7 @@ fn keypair_from_seeds<P: ParameterSet, B: PolyMul>(
 
 /// A public key: `pack_10(b) ‖ seed_A`. Any byte string of the right length is a valid key.
 pub struct EncapsulationKey<P: ParameterSet> {
-    bytes: P::PublicKeyBytes,
+    pub(crate) bytes: P::PublicKeyBytes,
 }
 
 impl<P: ParameterSet> EncapsulationKey<P> {
@@ -530,7 +530,7 @@ pub struct DecapsulationKey<P: ParameterSet> {
 
 impl<P: ParameterSet> DecapsulationKey<P> {
     /// Splits a secret key of the right length (unchecked contents).
-    fn from_parts(sk: &[u8], ek: EncapsulationKey<P>) -> Self {
+    pub(crate) fn from_parts(sk: &[u8], ek: EncapsulationKey<P>) -> Self {
         let mut secret = P::SecretCpaBytes::zeroed();
         let cpa = secret.as_ref().len();
         let pk_len = ek.as_bytes().len();
@@ -685,7 +685,7 @@ impl<P: ParameterSet> TryFrom<&[u8]> for DecapsulationKey<P> {
 
 /// A ciphertext: `pack_10(b') ‖ pack_ET(c_m)`. Any byte string of the right length is accepted.
 pub struct Ciphertext<P: ParameterSet> {
-    bytes: P::CiphertextBytes,
+    pub(crate) bytes: P::CiphertextBytes,
 }
 
 impl<P: ParameterSet> Ciphertext<P> {

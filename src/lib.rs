@@ -9,12 +9,14 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod batch;
 pub mod ct;
 pub mod encoding;
 pub mod error;
 pub mod expanded;
 pub mod hash;
 pub mod hw;
+pub mod keccak;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;

@@ -138,7 +138,7 @@ impl Variant for Round3 {
 
 /// Saber+ secret stream ranges (`docs/saber-plus.md` §4.3): contiguous runs of the one
 /// SHAKE128(seed) stream, with the gaps the Saber_RV32 block-wise squeezing leaves.
-fn plus_segments(rank: usize) -> &'static [SecretSegment] {
+pub(crate) fn plus_segments(rank: usize) -> &'static [SecretSegment] {
     const fn seg(offset: usize, coeffs: usize) -> SecretSegment {
         SecretSegment { offset, coeffs }
     }

@@ -11,6 +11,7 @@ use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
 use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
 use crate::polymul::{PolyMul, PolyMulPublic};
+use crate::sampling::MatrixSource;
 
 /// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
 pub(crate) const fn h2(et: u32) -> u16 {
@@ -42,9 +43,21 @@ pub fn keygen<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
 ) {
     let mut s = zero_secret::<L>();
     V::gen_secret::<L, MU>(seed_s, &mut s);
+    keygen_from::<V, B, _, L>(backend, &mut V::matrix(seed_a, L), &s, seed_a, pk, sk_cpa);
+}
+
+/// Saber.PKE.KeyGen from its sampled inputs: the matrix of `seed_a` and the secret `s` (the batch
+/// API samples them several operations at a time).
+pub(crate) fn keygen_from<V: Variant, B: PolyMul, M: MatrixSource, const L: usize>(
+    backend: &mut B,
+    matrix: &mut M,
+    s: &[SecretPoly; L],
+    seed_a: &[u8; 32],
+    pk: &mut [u8],
+    sk_cpa: &mut [u8],
+) {
     let (pk_b, pk_seed) = pk.split_at_mut(L * POLY_P_BYTES);
-    let mut matrix = V::matrix(seed_a, L);
-    backend.matrix_vector_transposed(&mut matrix, &s, |j, b| {
+    backend.matrix_vector_transposed(matrix, s, |j, b| {
         pack_poly(
             &round_to_p(b),
             EP,
@@ -68,12 +81,24 @@ pub fn encrypt<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET
 ) {
     let mut s = zero_secret::<L>();
     V::gen_secret::<L, MU>(coins, &mut s);
-    let (pk_b, pk_seed) = pk.split_at(L * POLY_P_BYTES);
     let mut seed_a = [0u8; 32];
-    seed_a.copy_from_slice(pk_seed);
+    seed_a.copy_from_slice(&pk[L * POLY_P_BYTES..]);
+    encrypt_from::<B, _, L, ET>(backend, &mut V::matrix(&seed_a, L), &s, m, pk, ct);
+}
+
+/// Saber.PKE.Enc from its sampled inputs: the matrix of `pk`'s seed_A and the secret `s'` of the
+/// coins (the batch API samples them several operations at a time).
+pub(crate) fn encrypt_from<B: PolyMul, M: MatrixSource, const L: usize, const ET: usize>(
+    backend: &mut B,
+    matrix: &mut M,
+    s: &[SecretPoly; L],
+    m: &[u8; 32],
+    pk: &[u8],
+    ct: &mut [u8],
+) {
+    let pk_b = &pk[..L * POLY_P_BYTES];
     let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
-    let mut matrix = V::matrix(&seed_a, L);
-    let mut v = backend.matrix_vector_and_inner(&mut matrix, &s, pk_b, |i, b| {
+    let mut v = backend.matrix_vector_and_inner(matrix, s, pk_b, |i, b| {
         pack_poly(
             &round_to_p(b),
             EP,

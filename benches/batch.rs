@@ -1,0 +1,471 @@
+#![allow(missing_docs)]
+//! Four-way Keccak and the batch API against single operations.
+//!
+//! `cargo bench --bench batch` (filter with e.g. `-- 'batch/Saber/'` or `-- keccak`).
+//!
+//! Groups:
+//! - `keccak`: one four-way permutation per path, and 3744 bytes of SHAKE128 (Saber's matrix)
+//!   four streams at a time against one stream from the `shake` crate.
+//! - `batch/<set>`: `keygen|encaps|decaps` × `single|batch1|batch4`, per backend. A batch of one
+//!   differs from a single operation by the batch path's own sampling code (word-wise unpacking,
+//!   bit-sliced binomial) and, for Saber+, by its matrix entries squeezed four at a time. Throughput is
+//!   set to the number of operations, so criterion's `thrpt` line is operations per second and
+//!   its time is for the whole batch.
+//!
+//! `BATCH_RATIOS=1 cargo bench --bench batch` instead prints a table of per-operation times and
+//! ratios for the default backend, measured in interleaved rounds (single, batch of four, batch of
+//! one, then again; `BATCH_ROUNDS`, default 9), which keeps ratios meaningful on a shared machine
+//! where load changes over a run; the table shows the best round of each cell (contention only
+//! adds time), as `docs/anchors.md` §4 does. `BATCH_BACKEND=<name>`
+//! picks another backend of `tests/support/backends.rs`, `BATCH_SETS=Saber,Saber+` some sets.
+//!
+//! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID` on Linux, wall time
+//! elsewhere): the development machine is shared, and CPU time leaves out the time the thread
+//! waits for a core. Set `BATCH_BENCH_WALL=1` for wall time.
+
+#[path = "../tests/support/backends.rs"]
+mod backends;
+
+use std::convert::Infallible;
+use std::hint::black_box;
+
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{Criterion, Throughput, criterion_group};
+use rand_core::{TryCryptoRng, TryRng};
+use saber_kem::batch::BatchVariant;
+use saber_kem::keccak::{KeccakX4, Shake128X4, StateX4};
+use saber_kem::{ParameterSet, PolyMul, SaberKem};
+use shake::{ExtendableOutput, Update, XofReader};
+
+/// Thread CPU time in nanoseconds (wall time where unavailable or when asked for).
+struct ThreadTime {
+    wall: WallTime,
+    use_wall: bool,
+}
+
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+#[allow(unsafe_code)]
+mod clock {
+    #[repr(C)]
+    struct Timespec {
+        seconds: i64,
+        nanoseconds: i64,
+    }
+
+    unsafe extern "C" {
+        fn clock_gettime(clock: i32, out: *mut Timespec) -> i32;
+    }
+
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+
+    pub fn thread_cpu_ns() -> Option<u64> {
+        let mut now = Timespec {
+            seconds: 0,
+            nanoseconds: 0,
+        };
+        // SAFETY: `now` is a valid, writable timespec (two 64-bit fields on 64-bit Linux).
+        let status = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut now) };
+        (status == 0).then(|| now.seconds as u64 * 1_000_000_000 + now.nanoseconds as u64)
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+mod clock {
+    pub fn thread_cpu_ns() -> Option<u64> {
+        None
+    }
+}
+
+impl ThreadTime {
+    fn new() -> Self {
+        let use_wall =
+            std::env::var_os("BATCH_BENCH_WALL").is_some() || clock::thread_cpu_ns().is_none();
+        Self {
+            wall: WallTime,
+            use_wall,
+        }
+    }
+
+    fn now(&self) -> u64 {
+        if self.use_wall {
+            use std::sync::OnceLock;
+            static ORIGIN: OnceLock<std::time::Instant> = OnceLock::new();
+            ORIGIN
+                .get_or_init(std::time::Instant::now)
+                .elapsed()
+                .as_nanos() as u64
+        } else {
+            clock::thread_cpu_ns().unwrap_or(0)
+        }
+    }
+}
+
+impl Measurement for ThreadTime {
+    type Intermediate = u64;
+    type Value = u64;
+
+    fn start(&self) -> u64 {
+        self.now()
+    }
+    fn end(&self, start: u64) -> u64 {
+        self.now().saturating_sub(start)
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, value: &u64) -> f64 {
+        *value as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Values are nanoseconds, as for wall time.
+        self.wall.formatter()
+    }
+}
+
+/// SplitMix64: fast and deterministic; benchmarks only.
+struct BenchRng(u64);
+
+impl TryRng for BenchRng {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.try_next_u64()? as u32)
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Ok(z ^ (z >> 31))
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        for chunk in dst.chunks_mut(8) {
+            let word = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&word[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+impl TryCryptoRng for BenchRng {}
+
+type Crit = Criterion<ThreadTime>;
+
+fn keccak(c: &mut Crit) {
+    let mut group = c.benchmark_group("keccak");
+    #[allow(unused_mut)]
+    let mut paths = vec![KeccakX4::portable()];
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    paths.extend(KeccakX4::avx2());
+    for k in &paths {
+        let mut state = StateX4::new();
+        group.throughput(Throughput::Elements(4));
+        group.bench_function(format!("f1600x4/{}", k.name()), |b| {
+            b.iter(|| k.permute(black_box(&mut state)))
+        });
+        let seeds = [[1u8; 32], [2; 32], [3; 32], [4; 32]];
+        let mut out = [[0u8; 3744]; 4];
+        group.bench_function(format!("shake128_3744/x4-{}", k.name()), |b| {
+            b.iter(|| {
+                let mut xof = Shake128X4::new(k, seeds.each_ref().map(|s| &s[..]));
+                let [o0, o1, o2, o3] = &mut out;
+                xof.squeeze(&mut [o0, o1, o2, o3]);
+            })
+        });
+    }
+    let mut out = [0u8; 3744];
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("shake128_3744/crate", |b| {
+        b.iter(|| {
+            let mut x = shake::Shake128::default();
+            x.update(black_box(&[1u8; 32]));
+            x.finalize_xof().read(&mut out);
+        })
+    });
+    group.finish();
+}
+
+fn bench_set<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+    c: &mut Crit,
+    backend_name: &str,
+    backend: &mut B,
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
+    let name = <Kem<V, L, MU, ET> as ParameterSet>::NAME;
+    let mut rng = BenchRng(1);
+    let mut group = c.benchmark_group(format!("batch/{name}"));
+
+    group.throughput(Throughput::Elements(1));
+    group.bench_function(format!("keygen/single/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::try_generate_with(backend, &mut rng).unwrap())
+    });
+    group.bench_function(format!("keygen/batch1/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 1, _>(backend, &mut rng))
+    });
+    group.throughput(Throughput::Elements(4));
+    group.bench_function(format!("keygen/batch4/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, &mut rng))
+    });
+
+    let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, &mut rng);
+    let keys = pairs.each_ref().map(|p| &p.1);
+    group.throughput(Throughput::Elements(1));
+    group.bench_function(format!("encaps/single/{backend_name}"), |b| {
+        b.iter(|| keys[0].try_encapsulate_with(backend, &mut rng).unwrap())
+    });
+    group.bench_function(format!("encaps/batch1/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, [keys[0]], &mut rng))
+    });
+    group.throughput(Throughput::Elements(4));
+    group.bench_function(format!("encaps/batch4/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, keys, &mut rng))
+    });
+
+    let Ok(encapsulated) = Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, keys, &mut rng);
+    let jobs: [_; 4] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
+    group.throughput(Throughput::Elements(1));
+    group.bench_function(format!("decaps/single/{backend_name}"), |b| {
+        b.iter(|| jobs[0].0.decapsulate_with(backend, black_box(jobs[0].1)))
+    });
+    group.bench_function(format!("decaps/batch1/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::decapsulate_batch_with(backend, black_box([jobs[0]])))
+    });
+    group.throughput(Throughput::Elements(4));
+    group.bench_function(format!("decaps/batch4/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::decapsulate_batch_with(backend, black_box(jobs)))
+    });
+    group.finish();
+}
+
+fn bench_backend<B: PolyMul>(c: &mut Crit, name: &str, backend: &mut B) {
+    use saber_kem::{Plus, Round3};
+    bench_set::<Round3, B, 2, 10, 3>(c, name, backend);
+    bench_set::<Round3, B, 3, 8, 4>(c, name, backend);
+    bench_set::<Round3, B, 4, 6, 6>(c, name, backend);
+    bench_set::<Plus, B, 2, 10, 3>(c, name, backend);
+    bench_set::<Plus, B, 3, 8, 4>(c, name, backend);
+    bench_set::<Plus, B, 4, 6, 6>(c, name, backend);
+}
+
+fn batch(c: &mut Crit) {
+    bench_backend(c, "default", &mut saber_kem::DefaultPolyMul::default());
+    macro_rules! each {
+        ($id:ident, $name:expr, $ctor:expr) => {
+            bench_backend(c, $name, &mut $ctor);
+        };
+    }
+    backends::for_each_backend!(each);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(ThreadTime::new());
+    targets = keccak, batch
+}
+
+/// Interleaved per-operation timing of single operations and batches.
+mod ratios {
+    use super::*;
+
+    /// Thread CPU nanoseconds per operation of `run`, which performs `ops` operations, repeated
+    /// until at least 20 ms have passed.
+    fn per_op(clock: &ThreadTime, ops: usize, mut run: impl FnMut()) -> f64 {
+        let mut calls = 0u64;
+        let start = clock.start();
+        let mut elapsed;
+        loop {
+            run();
+            calls += 1;
+            elapsed = clock.end(start);
+            if elapsed >= 20_000_000 {
+                break;
+            }
+        }
+        elapsed as f64 / (calls as f64 * ops as f64)
+    }
+
+    /// The least-disturbed round: on a shared machine, contention only ever adds time.
+    fn best(xs: Vec<f64>) -> f64 {
+        xs.into_iter().fold(f64::INFINITY, f64::min)
+    }
+
+    /// One table row: the best over rounds of single, batch-of-four and batch-of-one
+    /// per-operation times.
+    fn row(
+        name: &str,
+        op: &str,
+        rounds: usize,
+        single: &mut dyn FnMut(),
+        batch4: &mut dyn FnMut(),
+        mut batch1: Option<&mut dyn FnMut()>,
+    ) {
+        let clock = ThreadTime::new();
+        let (mut s, mut b4, mut b1) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            s.push(per_op(&clock, 1, &mut *single));
+            b4.push(per_op(&clock, 4, &mut *batch4));
+            if let Some(f) = batch1.as_mut() {
+                b1.push(per_op(&clock, 1, &mut **f));
+            }
+        }
+        let (s, b4) = (best(s) / 1e3, best(b4) / 1e3);
+        let one = if b1.is_empty() {
+            "| — | —".to_string()
+        } else {
+            let b1 = best(b1) / 1e3;
+            format!("| {b1:.1} | {:.2}×", s / b1)
+        };
+        println!(
+            "| {name} | {op} | {s:.1} | {b4:.1} | {:.2}× {one} |",
+            s / b4
+        );
+    }
+
+    fn set<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+        rounds: usize,
+        backend: &mut B,
+    ) where
+        SaberKem<V, L, MU, ET>: ParameterSet,
+    {
+        type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
+        let name = <Kem<V, L, MU, ET> as ParameterSet>::NAME;
+        if let Ok(sets) = std::env::var("BATCH_SETS") {
+            if !sets.split(',').any(|s| s == name) {
+                return;
+            }
+        }
+        let rng = &mut BenchRng(1);
+        let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, rng);
+        let keys = pairs.each_ref().map(|p| &p.1);
+        let Ok(encapsulated) = Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, keys, rng);
+        let jobs: [_; 4] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
+
+        // The closures share the backend and RNG; each runs alone.
+        let cell = std::cell::RefCell::new((backend, rng));
+        let mut keygen1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_generate_with(*b, *r).unwrap());
+        };
+        let mut keygen4 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(*b, *r).unwrap());
+        };
+        let mut keygen_b1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 1, _>(*b, *r).unwrap());
+        };
+        row(
+            name,
+            "keygen",
+            rounds,
+            &mut keygen1,
+            &mut keygen4,
+            Some(&mut keygen_b1),
+        );
+        let mut encaps1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(keys[0].try_encapsulate_with(*b, *r).unwrap());
+        };
+        let mut encaps4 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_encapsulate_batch_with(*b, keys, *r).unwrap());
+        };
+        let mut encaps_b1 = || {
+            let (b, r) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::try_encapsulate_batch_with(*b, [keys[0]], *r).unwrap());
+        };
+        row(
+            name,
+            "encaps",
+            rounds,
+            &mut encaps1,
+            &mut encaps4,
+            Some(&mut encaps_b1),
+        );
+        let mut decaps1 = || {
+            let (b, _) = &mut *cell.borrow_mut();
+            black_box(jobs[0].0.decapsulate_with(*b, black_box(jobs[0].1)));
+        };
+        let mut decaps4 = || {
+            let (b, _) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with(
+                *b,
+                black_box(jobs),
+            ));
+        };
+        let mut decaps_b1 = || {
+            let (b, _) = &mut *cell.borrow_mut();
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with(
+                *b,
+                black_box([jobs[0]]),
+            ));
+        };
+        row(
+            name,
+            "decaps",
+            rounds,
+            &mut decaps1,
+            &mut decaps4,
+            Some(&mut decaps_b1),
+        );
+    }
+
+    fn table<B: PolyMul>(rounds: usize, backend: &mut B) {
+        use saber_kem::{Plus, Round3};
+        println!(
+            "backend {}, Keccak {}, {} clock, best of {rounds} interleaved rounds",
+            backend.name(),
+            KeccakX4::new().name(),
+            if ThreadTime::new().use_wall {
+                "wall"
+            } else {
+                "thread CPU"
+            },
+        );
+        println!();
+        println!(
+            "| set | op | single µs/op | batch of 4 µs/op | speed-up | batch of 1 µs/op | speed-up |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|");
+        set::<Round3, B, 2, 10, 3>(rounds, backend);
+        set::<Round3, B, 3, 8, 4>(rounds, backend);
+        set::<Round3, B, 4, 6, 6>(rounds, backend);
+        set::<Plus, B, 2, 10, 3>(rounds, backend);
+        set::<Plus, B, 3, 8, 4>(rounds, backend);
+        set::<Plus, B, 4, 6, 6>(rounds, backend);
+    }
+
+    /// The default backend, or the one named by `BATCH_BACKEND` (as in the backend list).
+    pub fn run() {
+        let rounds = std::env::var("BATCH_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(9);
+        let Ok(wanted) = std::env::var("BATCH_BACKEND") else {
+            table(rounds, &mut saber_kem::DefaultPolyMul::default());
+            return;
+        };
+        macro_rules! each {
+            ($id:ident, $name:expr, $ctor:expr) => {
+                if wanted == $name {
+                    table(rounds, &mut $ctor);
+                    return;
+                }
+            };
+        }
+        backends::for_each_backend!(each);
+        panic!("unknown backend {wanted}");
+    }
+}
+
+fn main() {
+    if std::env::var_os("BATCH_RATIOS").is_some() {
+        ratios::run();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,0 +1,878 @@
+//! Batches: several key generations, encapsulations or decapsulations computed together, with
+//! their Keccak work done four states at a time ([`crate::keccak`]).
+//!
+//! Keccak is 60–70% of an optimised Saber operation (`docs/anchors.md` §5), and within one
+//! round-3 operation it is a chain (one SHAKE128 stream for the whole matrix), so the way to
+//! spend fewer cycles on it is to run four independent operations side by side: every SHA3-256,
+//! SHA3-512 and SHAKE128 call of a batch runs in one lane of the four-way permutation, and the
+//! polynomial arithmetic stays on the caller's [`PolyMul`] backend, one operation after the
+//! other. Batches of any size `N` are processed in groups of four.
+//!
+//! # Equivalence
+//!
+//! Every result is byte-identical to the one-at-a-time call with the same inputs (the batch KATs
+//! in `tests/batch.rs` run all NIST records through this path).
+//!
+//! # Randomness
+//!
+//! The RNG is drawn operation by operation, exactly as `N` one-at-a-time calls would draw it:
+//! [`generate_batch`](SaberKem::generate_batch) draws 32 bytes each of seed_A, seed_s and z for
+//! operation 0, then for operation 1, and so on (three calls per operation);
+//! [`encapsulate_batch`](SaberKem::encapsulate_batch) draws the 32-byte m of each operation in
+//! order. A seeded RNG therefore gives the same keys and ciphertexts either way.
+//!
+//! # Saber+
+//!
+//! Saber+ derives every entry of A from its own XOF call (`docs/saber-plus.md` §4.1), so the
+//! entries of all operations of a group are squeezed four at a time, regardless of which
+//! operation they belong to: even a batch of one gains (its L² entries take ⌈L²/4⌉ four-way
+//! calls instead of L² calls).
+//!
+//! # When four-way Keccak is used
+//!
+//! Whenever a group has more than one hash of a kind to compute and the CPU has a vector
+//! implementation ([`KeccakX4::is_vectorised`]: AVX2). Otherwise the hashes run one at a time
+//! through the same `sha3`/`shake` code as the single-operation API, because the portable
+//! four-way permutation is no faster than four single ones (it is still what the four-way types
+//! of [`crate::keccak`] use on such CPUs).
+//!
+//! # Memory
+//!
+//! A group of four keeps its four matrices packed (4 × L² × 416 bytes: 26.6 KB for FireSaber),
+//! secrets and hashes on the stack, and the whole batch's keys or ciphertexts; meant for servers.
+//! Microcontrollers should use the one-at-a-time API, which streams A.
+
+use rand_core::{CryptoRng, TryCryptoRng};
+use subtle::Choice;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+use crate::ct::{bytes_equal, select_into};
+use crate::hash::{sha3_256, sha3_512, shake128};
+use crate::keccak::{KeccakX4, LANES, Shake128X4, sha3_256_x4, sha3_512_x4};
+use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
+use crate::params::sizes::{self, SEED_BYTES};
+use crate::params::{ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
+use crate::pke;
+use crate::poly::{N, Poly, Q_MASK, SecretPoly};
+use crate::polymul::{DefaultPolyMul, PolyMul};
+use crate::sampling::{MATRIX_ENTRY_BYTES, MatrixSource, SecretSegment};
+
+/// A key pair, as [`SaberKem::generate`] returns it.
+pub type KeyPair<P> = (DecapsulationKey<P>, EncapsulationKey<P>);
+
+/// A decapsulation job: the key and the ciphertext.
+pub type DecapsulationJob<'a, P> = (&'a DecapsulationKey<P>, &'a Ciphertext<P>);
+
+/// Largest module rank.
+const MAX_RANK: usize = 4;
+/// Packed bytes of the largest matrix (FireSaber: 16 entries).
+const MAX_MATRIX_BYTES: usize = MAX_RANK * MAX_RANK * MATRIX_ENTRY_BYTES;
+/// Longest prefix of a secret stream any variant reads (Saber+ L = 3 and 4: 840 bytes).
+const MAX_SECRET_STREAM: usize = 840;
+
+/// The three 32-byte inputs of one key generation, in the order they are drawn.
+#[derive(Clone, Default, Zeroize, ZeroizeOnDrop)]
+pub struct KeySeeds {
+    /// Hashed with SHAKE128 into the public seed of A.
+    pub seed_a: [u8; 32],
+    /// The secret's SHAKE128 seed.
+    pub seed_s: [u8; 32],
+    /// The implicit-rejection secret.
+    pub z: [u8; 32],
+}
+
+impl KeySeeds {
+    fn draw<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<Self, R::Error> {
+        let mut seeds = Self::default();
+        rng.try_fill_bytes(&mut seeds.seed_a)?;
+        rng.try_fill_bytes(&mut seeds.seed_s)?;
+        rng.try_fill_bytes(&mut seeds.z)?;
+        Ok(seeds)
+    }
+}
+
+impl core::fmt::Debug for KeySeeds {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("KeySeeds(<redacted>)")
+    }
+}
+
+/// Up to four independent hashes of one kind: four-way when that is faster (see the module
+/// docs), otherwise one at a time with the single-operation code.
+#[derive(Clone, Copy)]
+struct Hasher {
+    keccak: KeccakX4,
+}
+
+/// `inputs` spread over the four lanes; idle lanes repeat the first input (their output is
+/// discarded).
+fn lanes<'a>(inputs: &[&'a [u8]]) -> [&'a [u8]; LANES] {
+    core::array::from_fn(|lane| *inputs.get(lane).unwrap_or(&inputs[0]))
+}
+
+impl Hasher {
+    fn new() -> Self {
+        Self {
+            keccak: KeccakX4::new(),
+        }
+    }
+
+    fn four_way(&self, jobs: usize) -> bool {
+        jobs > 1 && self.keccak.is_vectorised()
+    }
+
+    /// `out[i] = SHA3-256(inputs[i])`, at most four, equal lengths.
+    fn sha3_256(&self, inputs: &[&[u8]], out: &mut [[u8; 32]]) {
+        if self.four_way(inputs.len()) {
+            let mut digests = sha3_256_x4(&self.keccak, lanes(inputs));
+            out.copy_from_slice(&digests[..out.len()]);
+            digests.zeroize();
+        } else {
+            for (o, input) in out.iter_mut().zip(inputs) {
+                *o = sha3_256(&[input]);
+            }
+        }
+    }
+
+    /// `out[i] = SHA3-512(inputs[i])`, at most four, equal lengths.
+    fn sha3_512(&self, inputs: &[&[u8]], out: &mut [[u8; 64]]) {
+        if self.four_way(inputs.len()) {
+            let mut digests = sha3_512_x4(&self.keccak, lanes(inputs));
+            out.copy_from_slice(&digests[..out.len()]);
+            digests.zeroize();
+        } else {
+            for (o, input) in out.iter_mut().zip(inputs) {
+                *o = sha3_512(&[input]);
+            }
+        }
+    }
+
+    /// `out[i]` = the first `out[i].len()` bytes of SHAKE128(inputs[i]), at most four, equal
+    /// lengths.
+    fn shake128(&self, inputs: &[&[u8]], out: &mut [&mut [u8]]) {
+        if self.four_way(inputs.len()) {
+            Shake128X4::new(&self.keccak, lanes(inputs)).squeeze(out);
+        } else {
+            for (o, input) in out.iter_mut().zip(inputs) {
+                shake::XofReader::read(&mut shake128(&[input]), o);
+            }
+        }
+    }
+}
+
+/// The variant-specific parts of the batch path: how A and the secrets come out of SHAKE128.
+/// Implemented for both variants; not meant to be implemented elsewhere (`Variant` is sealed).
+pub trait BatchVariant: Variant {
+    /// Writes the packed matrix (row-major, 416 bytes per entry) of each seed into the
+    /// matching output (`rank² · 416` bytes each); at most four seeds.
+    #[doc(hidden)]
+    fn matrices(keccak: &KeccakX4, seeds: &[[u8; 32]], rank: usize, out: &mut [&mut [u8]]);
+
+    /// The SHAKE128(seed) byte ranges GenSecret reads, in coefficient order.
+    #[doc(hidden)]
+    fn secret_segments(rank: usize, mu: usize) -> SegmentList;
+}
+
+/// At most four [`SecretSegment`]s.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentList {
+    items: [SecretSegment; MAX_RANK],
+    len: usize,
+}
+
+impl SegmentList {
+    fn as_slice(&self) -> &[SecretSegment] {
+        &self.items[..self.len]
+    }
+
+    /// Bytes of the stream up to the end of the last segment.
+    fn stream_len(&self, mu: usize) -> usize {
+        self.as_slice()
+            .last()
+            .map_or(0, |s| s.offset + ((s.coeffs * mu) >> 3))
+    }
+}
+
+impl BatchVariant for Round3 {
+    /// One SHAKE128(seed_A) stream per operation: the four streams run in the four lanes.
+    fn matrices(keccak: &KeccakX4, seeds: &[[u8; 32]], rank: usize, out: &mut [&mut [u8]]) {
+        let inputs: [&[u8]; LANES] =
+            core::array::from_fn(|lane| &seeds[lane.min(seeds.len() - 1)][..]);
+        debug_assert!(
+            out.iter()
+                .all(|o| o.len() == rank * rank * MATRIX_ENTRY_BYTES)
+        );
+        Hasher { keccak: *keccak }.shake128(&inputs[..seeds.len()], out);
+    }
+
+    /// Polynomial i reads bytes [i·32μ, (i+1)·32μ) (spec §2.4.2).
+    fn secret_segments(rank: usize, mu: usize) -> SegmentList {
+        let mut items = [SecretSegment {
+            offset: 0,
+            coeffs: N,
+        }; MAX_RANK];
+        for (i, segment) in items.iter_mut().enumerate() {
+            segment.offset = (i * N * mu) >> 3;
+        }
+        SegmentList { items, len: rank }
+    }
+}
+
+impl BatchVariant for Plus {
+    /// A[i][j] = SHAKE128(seed_A ‖ i ‖ j): the `seeds.len() · rank²` entries are independent,
+    /// so they are squeezed four at a time in row-major order, operation after operation.
+    fn matrices(keccak: &KeccakX4, seeds: &[[u8; 32]], rank: usize, out: &mut [&mut [u8]]) {
+        let hasher = Hasher { keccak: *keccak };
+        let inputs = seeds.iter().flat_map(|seed| {
+            (0..rank).flat_map(move |row| (0..rank).map(move |col| entry_input(seed, row, col)))
+        });
+        let entries = out
+            .iter_mut()
+            .flat_map(|matrix| matrix.chunks_exact_mut(MATRIX_ENTRY_BYTES));
+        let mut group_inputs = [[0u8; 34]; LANES];
+        let mut group_outputs: [Option<&mut [u8]>; LANES] = [None, None, None, None];
+        let mut filled = 0;
+        for (input, entry) in inputs.zip(entries) {
+            group_inputs[filled] = input;
+            group_outputs[filled] = Some(entry);
+            filled += 1;
+            if filled == LANES {
+                squeeze_entries(&hasher, &group_inputs, &mut group_outputs);
+                filled = 0;
+            }
+        }
+        if filled > 0 {
+            squeeze_entries(
+                &hasher,
+                &group_inputs[..filled],
+                &mut group_outputs[..filled],
+            );
+        }
+    }
+
+    fn secret_segments(rank: usize, _mu: usize) -> SegmentList {
+        let table = plus_segments(rank);
+        let mut items = [SecretSegment {
+            offset: 0,
+            coeffs: 0,
+        }; MAX_RANK];
+        items[..table.len()].copy_from_slice(table);
+        SegmentList {
+            items,
+            len: table.len(),
+        }
+    }
+}
+
+/// The XOF input of Saber+'s A[row][col]: seed_A ‖ row ‖ col.
+fn entry_input(seed: &[u8; 32], row: usize, col: usize) -> [u8; 34] {
+    let mut input = [0u8; 34];
+    input[..32].copy_from_slice(seed);
+    // Indices are single bytes in the spec; rank <= 4 keeps them exact.
+    input[32] = row as u8;
+    input[33] = col as u8;
+    input
+}
+
+/// Saber+'s matrix A for one operation, squeezed four entries at a time in row-major order: a
+/// drop-in [`MatrixSource`] for the single-operation path (`Plus::Matrix`) on CPUs with AVX2,
+/// holding up to four packed entries (1.6 KB) where `IndexedMatrix` holds none. Same entries
+/// as [`IndexedMatrix`](crate::sampling::IndexedMatrix).
+pub struct IndexedMatrixX4 {
+    hasher: Hasher,
+    seed: [u8; 32],
+    rank: usize,
+    /// Row and column of the next entry to squeeze.
+    row: usize,
+    col: usize,
+    buffered: [[u8; MATRIX_ENTRY_BYTES]; LANES],
+    available: usize,
+    used: usize,
+}
+
+impl IndexedMatrixX4 {
+    /// Row-major iteration over the `rank × rank` matrix for `seed_a`.
+    pub fn new(seed_a: &[u8; 32], rank: usize) -> Self {
+        Self {
+            hasher: Hasher::new(),
+            seed: *seed_a,
+            rank,
+            row: 0,
+            col: 0,
+            buffered: [[0; MATRIX_ENTRY_BYTES]; LANES],
+            available: 0,
+            used: 0,
+        }
+    }
+
+    /// Squeezes the next (up to) four entries.
+    fn refill(&mut self) {
+        let mut inputs = [[0u8; 34]; LANES];
+        let mut count = 0;
+        while count < LANES && self.row < self.rank {
+            inputs[count] = entry_input(&self.seed, self.row, self.col);
+            count += 1;
+            self.col += 1;
+            if self.col == self.rank {
+                self.col = 0;
+                self.row += 1;
+            }
+        }
+        let inputs: [&[u8]; LANES] = core::array::from_fn(|lane| &inputs[lane][..]);
+        let mut views = self.buffered.each_mut().map(|b| &mut b[..]);
+        self.hasher.shake128(&inputs[..count], &mut views[..count]);
+        self.available = count;
+        self.used = 0;
+    }
+}
+
+impl MatrixSource for IndexedMatrixX4 {
+    fn next_entry(&mut self, out: &mut Poly) {
+        if self.used == self.available {
+            self.refill();
+        }
+        unpack_entry(&self.buffered[self.used], &mut out.coeffs);
+        self.used += 1;
+    }
+}
+
+/// One Saber+ group: up to four matrix entries, each SHAKE128 of its 34-byte input.
+fn squeeze_entries(hasher: &Hasher, inputs: &[[u8; 34]], outputs: &mut [Option<&mut [u8]>]) {
+    let inputs: [&[u8]; LANES] =
+        core::array::from_fn(|lane| &inputs[lane.min(inputs.len() - 1)][..]);
+    let mut buffers = [[0u8; MATRIX_ENTRY_BYTES]; LANES];
+    let mut views = buffers.each_mut().map(|b| &mut b[..]);
+    hasher.shake128(&inputs[..outputs.len()], &mut views[..outputs.len()]);
+    for (out, buffer) in outputs.iter_mut().zip(buffers.iter()) {
+        if let Some(out) = out.take() {
+            out.copy_from_slice(buffer);
+        }
+    }
+}
+
+/// A matrix held packed (row-major, 416 bytes per entry), read entry by entry.
+struct PackedMatrix<'a> {
+    bytes: &'a [u8],
+}
+
+impl MatrixSource for PackedMatrix<'_> {
+    fn next_entry(&mut self, out: &mut Poly) {
+        let (entry, rest) = self.bytes.split_at(MATRIX_ENTRY_BYTES);
+        unpack_entry(entry, &mut out.coeffs);
+        self.bytes = rest;
+    }
+}
+
+/// `encoding::unpack(bytes, 13, out)` for one matrix entry, eight coefficients (13 bytes) at a
+/// time through one 128-bit word instead of bit by bit: in the batch path, with Keccak four
+/// times cheaper, the bit-serial unpacking was the largest single cost after it (profiled with
+/// the AVX2 NTT backend). The output is public.
+fn unpack_entry(bytes: &[u8], out: &mut [u16; N]) {
+    for (group, coeffs) in bytes.chunks_exact(13).zip(out.chunks_exact_mut(8)) {
+        let mut word = [0u8; 16];
+        word[..13].copy_from_slice(group);
+        let word = u128::from_le_bytes(word);
+        for (j, c) in coeffs.iter_mut().enumerate() {
+            *c = (word >> (13 * j)) as u16 & Q_MASK;
+        }
+    }
+}
+
+/// `sampling::centred_binomial(bytes, MU, out)`, four coefficients (μ/2 bytes) at a time and
+/// bit-sliced as in the reference code: the popcounts of all eight μ/2-bit halves come out of
+/// μ/2 shifted, masked additions (each sum is at most 5 and fits its μ/2 ≥ 3 bits), instead of
+/// a software popcount per half on CPUs without POPCNT. Branch-free and index-free in the
+/// (secret) bytes, like the original.
+fn centred_binomial_x4<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
+    let half = MU >> 1;
+    // A 1 at the lowest bit of each of the eight half-fields.
+    let lowest_bits = (0..8).fold(0u64, |m, j| m | 1 << (j * half));
+    for (chunk, coeffs) in bytes.chunks_exact(half).zip(out.chunks_exact_mut(4)) {
+        let mut word = [0u8; 8];
+        word[..half].copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let mut sums = 0u64;
+        for bit in 0..half {
+            sums += (x >> bit) & lowest_bits;
+        }
+        for (k, c) in coeffs.iter_mut().enumerate() {
+            let plus = (sums >> (2 * k * half)) & 7;
+            let minus = (sums >> ((2 * k + 1) * half)) & 7;
+            *c = plus as i8 - minus as i8;
+        }
+        word.zeroize();
+        sums.zeroize();
+    }
+}
+
+/// GenSecret for up to four seeds: the streams in the four lanes, then β_μ on each segment.
+fn sample_secrets<V: BatchVariant, const L: usize, const MU: usize>(
+    hasher: &Hasher,
+    seeds: &[&[u8]],
+    out: &mut [[SecretPoly; L]],
+) {
+    let segments = V::secret_segments(L, MU);
+    let len = segments.stream_len(MU);
+    let mut streams = Zeroizing::new([[0u8; MAX_SECRET_STREAM]; LANES]);
+    let mut views = streams.each_mut().map(|s| &mut s[..len]);
+    hasher.shake128(seeds, &mut views[..seeds.len()]);
+    for (secret, stream) in out.iter_mut().zip(streams.iter()) {
+        let mut coeff = 0;
+        for segment in segments.as_slice() {
+            let bytes = &stream[segment.offset..segment.offset + ((segment.coeffs * MU) >> 3)];
+            // N = 256: polynomial index and offset are the high and low bits.
+            let start = coeff & (N - 1);
+            let poly = &mut secret[coeff >> 8].coeffs;
+            centred_binomial_x4::<MU>(bytes, &mut poly[start..start + segment.coeffs]);
+            coeff += segment.coeffs;
+        }
+        debug_assert_eq!(coeff, L * N);
+    }
+}
+
+/// Four secret vectors, wiped on drop (each polynomial is).
+fn zero_secrets<const L: usize>() -> [[SecretPoly; L]; LANES] {
+    core::array::from_fn(|_| core::array::from_fn(|_| SecretPoly::ZERO))
+}
+
+/// The public seed of A at the end of a public key.
+fn public_seed(pk: &[u8]) -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    seed.copy_from_slice(&pk[pk.len() - SEED_BYTES..]);
+    seed
+}
+
+/// Packed matrices for up to four seeds, in `buffers`.
+fn sample_matrices<'b, V: BatchVariant, const L: usize>(
+    hasher: &Hasher,
+    seeds: &[[u8; 32]],
+    buffers: &'b mut [[u8; MAX_MATRIX_BYTES]; LANES],
+) -> [&'b [u8]; LANES] {
+    let len = L * L * MATRIX_ENTRY_BYTES;
+    let mut views = buffers.each_mut().map(|b| &mut b[..len]);
+    V::matrices(&hasher.keccak, seeds, L, &mut views[..seeds.len()]);
+    views.map(|v| &*v)
+}
+
+/// Concatenations `a[i] ‖ b[i]` of 32-byte strings, wiped on drop.
+fn concat(a: &[[u8; 32]], b: &[[u8; 32]]) -> Zeroizing<[[u8; 64]; LANES]> {
+    let mut out = Zeroizing::new([[0u8; 64]; LANES]);
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        o[..32].copy_from_slice(x);
+        o[32..].copy_from_slice(y);
+    }
+    out
+}
+
+fn as_slices<const LEN: usize>(items: &[[u8; LEN]]) -> [&[u8]; LANES] {
+    core::array::from_fn(|lane| items.get(lane).map_or(&[][..], |x| &x[..]))
+}
+
+/// Key generation for up to four operations.
+fn keygen_group<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
+    hasher: &Hasher,
+    seeds: &[KeySeeds],
+    pks: &mut [<SaberKem<V, L, MU, ET> as ParameterSet>::PublicKeyBytes],
+    sks: &mut [<SaberKem<V, L, MU, ET> as ParameterSet>::SecretKeyBytes],
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let count = seeds.len();
+    // seed_A is hashed so that raw RNG output never appears in the public key (§2.5.1).
+    let raw_seeds: [&[u8]; LANES] = core::array::from_fn(|i| &seeds[i.min(count - 1)].seed_a[..]);
+    let mut seeds_a = [[0u8; 32]; LANES];
+    let mut views_a = seeds_a.each_mut().map(|s| &mut s[..]);
+    hasher.shake128(&raw_seeds[..count], &mut views_a[..count]);
+
+    let secret_seeds: [&[u8]; LANES] =
+        core::array::from_fn(|i| &seeds[i.min(count - 1)].seed_s[..]);
+    let mut secrets = zero_secrets::<L>();
+    sample_secrets::<V, L, MU>(hasher, &secret_seeds[..count], &mut secrets[..count]);
+
+    let mut matrix_buffers = [[0u8; MAX_MATRIX_BYTES]; LANES];
+    let matrices = sample_matrices::<V, L>(hasher, &seeds_a[..count], &mut matrix_buffers);
+
+    let cpa_len = sizes::secret_cpa::<V>(L);
+    let pk_len = sizes::public_key(L);
+    for i in 0..count {
+        let pk = pks[i].as_mut();
+        let sk = sks[i].as_mut();
+        let (sk_cpa, rest) = sk.split_at_mut(cpa_len);
+        let mut matrix = PackedMatrix { bytes: matrices[i] };
+        pke::keygen_from::<V, B, _, L>(backend, &mut matrix, &secrets[i], &seeds_a[i], pk, sk_cpa);
+        rest[..pk_len].copy_from_slice(pk);
+    }
+
+    let pk_views: [&[u8]; LANES] = core::array::from_fn(|i| pks[i.min(count - 1)].as_ref());
+    let mut hpk = [[0u8; 32]; LANES];
+    hasher.sha3_256(&pk_views[..count], &mut hpk[..count]);
+    for ((sk, h), seed) in sks.iter_mut().zip(hpk.iter()).zip(seeds) {
+        let tail = &mut sk.as_mut()[cpa_len + pk_len..];
+        tail[..32].copy_from_slice(h);
+        tail[32..].copy_from_slice(&seed.z);
+    }
+}
+
+/// Encapsulation for up to four operations; `ms` are the raw 32-byte random inputs.
+fn encapsulate_group<
+    V: BatchVariant,
+    B: PolyMul,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+    hasher: &Hasher,
+    keys: &[&EncapsulationKey<SaberKem<V, L, MU, ET>>],
+    ms: &[[u8; 32]],
+    cts: &mut [<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes],
+    shared: &mut [[u8; 32]],
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let count = keys.len();
+    // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
+    let mut messages = Zeroizing::new([[0u8; 32]; LANES]);
+    hasher.sha3_256(&as_slices(ms)[..count], &mut messages[..count]);
+    let pk_views: [&[u8]; LANES] = core::array::from_fn(|i| keys[i.min(count - 1)].as_bytes());
+    let mut hpk = [[0u8; 32]; LANES];
+    hasher.sha3_256(&pk_views[..count], &mut hpk[..count]);
+    // (K̂, r) = G(m ‖ H(pk))
+    let g_inputs = concat(&messages[..count], &hpk[..count]);
+    let mut kr = Zeroizing::new([[0u8; 64]; LANES]);
+    hasher.sha3_512(&as_slices(&g_inputs[..count])[..count], &mut kr[..count]);
+
+    let coins: [&[u8]; LANES] = core::array::from_fn(|i| &kr[i][32..]);
+    let mut secrets = zero_secrets::<L>();
+    sample_secrets::<V, L, MU>(hasher, &coins[..count], &mut secrets[..count]);
+    let seeds_a: [[u8; 32]; LANES] = core::array::from_fn(|i| public_seed(pk_views[i]));
+    let mut matrix_buffers = [[0u8; MAX_MATRIX_BYTES]; LANES];
+    let matrices = sample_matrices::<V, L>(hasher, &seeds_a[..count], &mut matrix_buffers);
+
+    for i in 0..count {
+        let mut matrix = PackedMatrix { bytes: matrices[i] };
+        pke::encrypt_from::<B, _, L, ET>(
+            backend,
+            &mut matrix,
+            &secrets[i],
+            &messages[i],
+            pk_views[i],
+            cts[i].as_mut(),
+        );
+    }
+    finish_shared_secrets(hasher, &kr, cts, shared);
+}
+
+/// K = H(K̂ ‖ H(ct)) for up to four operations, K̂ the first half of `kr[i]`.
+fn finish_shared_secrets<C: ByteArray>(
+    hasher: &Hasher,
+    kr: &[[u8; 64]; LANES],
+    cts: &[C],
+    shared: &mut [[u8; 32]],
+) {
+    let count = cts.len();
+    let ct_views: [&[u8]; LANES] = core::array::from_fn(|i| cts[i.min(count - 1)].as_ref());
+    let mut hct = [[0u8; 32]; LANES];
+    hasher.sha3_256(&ct_views[..count], &mut hct[..count]);
+    let mut k_hat = Zeroizing::new([[0u8; 32]; LANES]);
+    for (k, kr) in k_hat.iter_mut().zip(kr.iter()) {
+        k.copy_from_slice(&kr[..32]);
+    }
+    let final_inputs = concat(&k_hat[..count], &hct[..count]);
+    hasher.sha3_256(&as_slices(&final_inputs[..count])[..count], shared);
+}
+
+/// Decapsulation for up to four operations.
+fn decapsulate_group<
+    V: BatchVariant,
+    B: PolyMul,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+    hasher: &Hasher,
+    pairs: &[DecapsulationJob<'_, SaberKem<V, L, MU, ET>>],
+    shared: &mut [[u8; 32]],
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let count = pairs.len();
+    let mut messages = Zeroizing::new([[0u8; 32]; LANES]);
+    for ((dk, ct), message) in pairs.iter().zip(messages.iter_mut()) {
+        let mut s = pke::zero_secret::<L>();
+        for (s_i, bytes) in s
+            .iter_mut()
+            .zip(dk.secret.as_ref().chunks_exact(V::SECRET_POLY_BYTES))
+        {
+            // Range validity was checked when the key was built.
+            let _ = V::decode_secret(bytes, MU, s_i);
+        }
+        *message = pke::decrypt::<B, L, ET>(backend, &s, ct.as_bytes());
+    }
+    let hpk: [[u8; 32]; LANES] = core::array::from_fn(|i| pairs[i.min(count - 1)].0.hpk);
+    let g_inputs = concat(&messages[..count], &hpk[..count]);
+    let mut kr = Zeroizing::new([[0u8; 64]; LANES]);
+    hasher.sha3_512(&as_slices(&g_inputs[..count])[..count], &mut kr[..count]);
+
+    let coins: [&[u8]; LANES] = core::array::from_fn(|i| &kr[i][32..]);
+    let mut secrets = zero_secrets::<L>();
+    sample_secrets::<V, L, MU>(hasher, &coins[..count], &mut secrets[..count]);
+    let pk_views: [&[u8]; LANES] =
+        core::array::from_fn(|i| pairs[i.min(count - 1)].0.ek.as_bytes());
+    let seeds_a: [[u8; 32]; LANES] = core::array::from_fn(|i| public_seed(pk_views[i]));
+    let mut matrix_buffers = [[0u8; MAX_MATRIX_BYTES]; LANES];
+    let matrices = sample_matrices::<V, L>(hasher, &seeds_a[..count], &mut matrix_buffers);
+
+    let cts: [<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes; LANES] =
+        core::array::from_fn(|i| pairs[i.min(count - 1)].1.bytes.clone());
+    for i in 0..count {
+        let mut reencrypted =
+            Zeroizing::new(<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes::zeroed());
+        let mut matrix = PackedMatrix { bytes: matrices[i] };
+        pke::encrypt_from::<B, _, L, ET>(
+            backend,
+            &mut matrix,
+            &secrets[i],
+            &messages[i],
+            pk_views[i],
+            reencrypted.as_mut(),
+        );
+        // Implicit rejection: K̂ = z on any mismatch, selected without a branch.
+        let mismatch: Choice = !bytes_equal(cts[i].as_ref(), reencrypted.as_ref());
+        let mut k_hat = [0u8; 32];
+        k_hat.copy_from_slice(&kr[i][..32]);
+        select_into(&mut k_hat, &pairs[i].0.z, mismatch);
+        kr[i][..32].copy_from_slice(&k_hat);
+        k_hat.zeroize();
+    }
+    finish_shared_secrets(hasher, &kr, &cts[..count], shared);
+}
+
+impl<V: BatchVariant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET>
+where
+    Self: ParameterSet,
+{
+    /// Generates `N` key pairs with the default backend, four at a time (see [`crate::batch`]).
+    /// Draws the same bytes in the same order as `N` calls of [`generate`](Self::generate).
+    pub fn generate_batch<const N: usize>(
+        rng: &mut (impl CryptoRng + ?Sized),
+    ) -> [KeyPair<Self>; N] {
+        let Ok(pairs) = Self::try_generate_batch_with(&mut DefaultPolyMul::default(), rng);
+        pairs
+    }
+
+    /// Generates `N` key pairs with the given backend, four at a time; fails only if the RNG
+    /// fails. Draws seed_A, seed_s, z (32 bytes each) for each operation in turn.
+    pub fn try_generate_batch_with<B: PolyMul, const N: usize, R: TryCryptoRng + ?Sized>(
+        backend: &mut B,
+        rng: &mut R,
+    ) -> Result<[KeyPair<Self>; N], R::Error> {
+        let mut seeds: [KeySeeds; N] = core::array::from_fn(|_| KeySeeds::default());
+        for s in seeds.iter_mut() {
+            *s = KeySeeds::draw(rng)?;
+        }
+        Ok(Self::generate_batch_from_seeds(backend, &seeds))
+    }
+
+    /// Deterministic batch key generation: key pair `i` is the one
+    /// [`generate_deterministic_with`](Self::generate_deterministic_with) returns for
+    /// `seeds[i]`. The seeds must be secret and uniformly random.
+    #[cfg(feature = "hazmat")]
+    pub fn generate_batch_deterministic_with<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        seeds: &[KeySeeds; N],
+    ) -> [KeyPair<Self>; N] {
+        Self::generate_batch_from_seeds(backend, seeds)
+    }
+
+    fn generate_batch_from_seeds<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        seeds: &[KeySeeds; N],
+    ) -> [KeyPair<Self>; N] {
+        let hasher = Hasher::new();
+        let mut pks: [<Self as ParameterSet>::PublicKeyBytes; N] =
+            core::array::from_fn(|_| ByteArray::zeroed());
+        let mut sks: Zeroizing<[<Self as ParameterSet>::SecretKeyBytes; N]> =
+            Zeroizing::new(core::array::from_fn(|_| ByteArray::zeroed()));
+        for ((seeds, pks), sks) in seeds
+            .chunks(LANES)
+            .zip(pks.chunks_mut(LANES))
+            .zip(sks.chunks_mut(LANES))
+        {
+            keygen_group::<V, B, L, MU, ET>(backend, &hasher, seeds, pks, sks);
+        }
+        core::array::from_fn(|i| {
+            let ek = EncapsulationKey {
+                bytes: pks[i].clone(),
+            };
+            let dk = DecapsulationKey::from_parts(sks[i].as_ref(), ek.clone());
+            (dk, ek)
+        })
+    }
+
+    /// Encapsulates to each of `keys` (repeats allowed) with the default backend, four at a
+    /// time. Draws the same bytes in the same order as encapsulating to each key in turn.
+    pub fn encapsulate_batch<const N: usize>(
+        keys: [&EncapsulationKey<Self>; N],
+        rng: &mut (impl CryptoRng + ?Sized),
+    ) -> [(Ciphertext<Self>, SharedSecret); N] {
+        let Ok(out) = Self::try_encapsulate_batch_with(&mut DefaultPolyMul::default(), keys, rng);
+        out
+    }
+
+    /// Encapsulates to each of `keys` with the given backend, four at a time; fails only if the
+    /// RNG fails. Draws 32 bytes for each operation in turn.
+    pub fn try_encapsulate_batch_with<B: PolyMul, const N: usize, R: TryCryptoRng + ?Sized>(
+        backend: &mut B,
+        keys: [&EncapsulationKey<Self>; N],
+        rng: &mut R,
+    ) -> Result<[(Ciphertext<Self>, SharedSecret); N], R::Error> {
+        let mut ms = Zeroizing::new([[0u8; 32]; N]);
+        for m in ms.iter_mut() {
+            rng.try_fill_bytes(m)?;
+        }
+        Ok(Self::encapsulate_batch_from_seeds(backend, keys, &ms))
+    }
+
+    /// Deterministic batch encapsulation: result `i` is the one
+    /// [`EncapsulationKey::encapsulate_deterministic_with`] returns for `keys[i]` and `ms[i]`.
+    /// Each `ms[i]` must be secret and uniformly random.
+    #[cfg(feature = "hazmat")]
+    pub fn encapsulate_batch_deterministic_with<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        keys: [&EncapsulationKey<Self>; N],
+        ms: &[[u8; 32]; N],
+    ) -> [(Ciphertext<Self>, SharedSecret); N] {
+        Self::encapsulate_batch_from_seeds(backend, keys, ms)
+    }
+
+    fn encapsulate_batch_from_seeds<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        keys: [&EncapsulationKey<Self>; N],
+        ms: &[[u8; 32]; N],
+    ) -> [(Ciphertext<Self>, SharedSecret); N] {
+        let hasher = Hasher::new();
+        let mut cts: [<Self as ParameterSet>::CiphertextBytes; N] =
+            core::array::from_fn(|_| ByteArray::zeroed());
+        let mut shared = Zeroizing::new([[0u8; 32]; N]);
+        for (((keys, ms), cts), shared) in keys
+            .chunks(LANES)
+            .zip(ms.chunks(LANES))
+            .zip(cts.chunks_mut(LANES))
+            .zip(shared.chunks_mut(LANES))
+        {
+            encapsulate_group::<V, B, L, MU, ET>(backend, &hasher, keys, ms, cts, shared);
+        }
+        core::array::from_fn(|i| {
+            (
+                Ciphertext {
+                    bytes: cts[i].clone(),
+                },
+                SharedSecret(shared[i]),
+            )
+        })
+    }
+
+    /// Decapsulates each ciphertext with its key (repeats allowed) with the default backend,
+    /// four at a time. Same results, including implicit rejection, as
+    /// [`DecapsulationKey::decapsulate`] on each pair.
+    pub fn decapsulate_batch<const N: usize>(
+        pairs: [DecapsulationJob<'_, Self>; N],
+    ) -> [SharedSecret; N] {
+        Self::decapsulate_batch_with(&mut DefaultPolyMul::default(), pairs)
+    }
+
+    /// Decapsulates each ciphertext with its key with the given backend, four at a time.
+    pub fn decapsulate_batch_with<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        pairs: [DecapsulationJob<'_, Self>; N],
+    ) -> [SharedSecret; N] {
+        let hasher = Hasher::new();
+        let mut shared = Zeroizing::new([[0u8; 32]; N]);
+        for (pairs, shared) in pairs.chunks(LANES).zip(shared.chunks_mut(LANES)) {
+            decapsulate_group::<V, B, L, MU, ET>(backend, &hasher, pairs, shared);
+        }
+        core::array::from_fn(|i| SharedSecret(shared[i]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::unpack;
+    use crate::poly::EQ;
+    use crate::sampling::centred_binomial;
+
+    /// Deterministic filler bytes.
+    fn bytes(len: usize, seed: u64) -> [u8; 1024] {
+        let mut out = [0u8; 1024];
+        let mut x = seed;
+        for b in out.iter_mut().take(len) {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            *b = (x >> 56) as u8;
+        }
+        out
+    }
+
+    #[test]
+    fn four_way_indexed_matrix_matches_the_single_one() {
+        use crate::sampling::IndexedMatrix;
+        for rank in 2..=4 {
+            let seed = [rank as u8; 32];
+            let mut single = IndexedMatrix::new(&seed, rank);
+            let mut four_way = IndexedMatrixX4::new(&seed, rank);
+            let (mut want, mut got) = (Poly::ZERO, Poly::ZERO);
+            for _ in 0..rank * rank {
+                single.next_entry(&mut want);
+                four_way.next_entry(&mut got);
+                assert_eq!(got, want, "rank {rank}");
+            }
+        }
+    }
+
+    #[test]
+    fn entry_unpacking_matches_the_generic_code() {
+        for seed in 0..20 {
+            let data = bytes(MATRIX_ENTRY_BYTES, seed);
+            let data = &data[..MATRIX_ENTRY_BYTES];
+            let (mut want, mut got) = ([0u16; N], [0u16; N]);
+            unpack(data, EQ, &mut want);
+            unpack_entry(data, &mut got);
+            assert_eq!(got, want);
+        }
+        let ones = [0xFF; MATRIX_ENTRY_BYTES];
+        let mut got = [0u16; N];
+        unpack_entry(&ones, &mut got);
+        assert_eq!(got, [Q_MASK; N]);
+    }
+
+    fn binomial_matches<const MU: usize>(seed: u64) {
+        let len = (N * MU) >> 3;
+        let data = bytes(len, seed);
+        let (mut want, mut got) = ([0i8; N], [0i8; N]);
+        centred_binomial(&data[..len], MU as u32, &mut want);
+        centred_binomial_x4::<MU>(&data[..len], &mut got);
+        assert_eq!(got, want, "mu = {MU}");
+        let ones = [0xFFu8; 320];
+        centred_binomial_x4::<MU>(&ones[..len], &mut got);
+        assert_eq!(got, [0; N]);
+    }
+
+    #[test]
+    fn bit_sliced_binomial_matches_the_generic_code() {
+        for seed in 0..20 {
+            binomial_matches::<6>(seed);
+            binomial_matches::<8>(seed);
+            binomial_matches::<10>(seed);
+        }
+        // Extremes: all-plus halves give +μ/2.
+        let mut got = [0i8; 4];
+        centred_binomial_x4::<10>(&[0x1F, 0x7C, 0xF0, 0xC1, 0x07], &mut got);
+        assert_eq!(got, [5; 4]);
+    }
+}

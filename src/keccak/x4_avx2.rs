@@ -1,0 +1,100 @@
+//! The AVX2 four-way permutation: one `__m256i` per word, holding that word of the four states.
+//!
+//! AVX2 has no 64-bit rotate (AVX-512's `vprolq` is deliberately not used, see the parent
+//! module), so a rotation is two shifts and an OR.
+//!
+//! **Safety.** This module and `polymul`'s AVX2 code are the only places with `unsafe`. The
+//! AVX2 instructions run only inside [`permute_avx2`], a `#[target_feature(enable = "avx2")]`
+//! function that is reached only through [`permute`], which requires an [`Avx2Token`]; a token
+//! is only created by [`Avx2Token::detect`] after CPUID reported AVX2 (or when the target enables
+//! AVX2 at compile time). Memory is accessed only through `loadu`/`storeu` on `[u64; 4]`
+//! arrays, exactly 32 bytes each.
+#![allow(unsafe_code)]
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::LANES;
+
+cpufeatures::new!(avx2_cpuid, "avx2");
+
+/// Proof that the CPU executes AVX2 instructions. Private field: only [`Avx2Token::detect`]
+/// creates one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Avx2Token(());
+
+impl Avx2Token {
+    /// Some token if the CPU has AVX2 (CPUID once per process, cached by `cpufeatures`; a
+    /// constant when the target enables AVX2 at compile time).
+    pub(super) fn detect() -> Option<Self> {
+        avx2_cpuid::get().then_some(Self(()))
+    }
+}
+
+/// Keccak-f[1600] on the four interleaved states.
+#[inline]
+pub(super) fn permute(token: Avx2Token, state: &mut [[u64; LANES]; 25]) {
+    let _ = token;
+    // SAFETY: the token proves that this CPU executes AVX2 instructions.
+    unsafe { permute_avx2(state) }
+}
+
+// Word operations. `unsafe fn`s because they execute AVX2 instructions: callers must run on an
+// AVX2 CPU. Always inlined into `permute_avx2`, which is compiled with AVX2 enabled.
+
+#[inline(always)]
+unsafe fn xor(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { _mm256_xor_si256(a, b) }
+}
+
+/// ¬a ∧ b.
+#[inline(always)]
+unsafe fn andnot(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { _mm256_andnot_si256(a, b) }
+}
+
+#[inline(always)]
+unsafe fn constant(value: u64) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { _mm256_set1_epi64x(value as i64) }
+}
+
+/// Rotation left by `LEFT` bits; `RIGHT` must be `64 − LEFT` (stable Rust cannot compute it
+/// from a const parameter, so the `rol!` macro passes both).
+#[inline(always)]
+unsafe fn rotate<const LEFT: i32, const RIGHT: i32>(a: __m256i) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { _mm256_or_si256(_mm256_slli_epi64::<LEFT>(a), _mm256_srli_epi64::<RIGHT>(a)) }
+}
+
+macro_rules! rol {
+    ($w:expr, $n:literal) => {
+        rotate::<$n, { 64 - $n }>($w)
+    };
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn permute_avx2(state: &mut [[u64; LANES]; 25]) {
+    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`), and every
+    // load and store covers exactly one `[u64; 4]` (32 bytes).
+    unsafe {
+        let mut a = [_mm256_setzero_si256(); 25];
+        for (v, word) in a.iter_mut().zip(state.iter()) {
+            *v = _mm256_loadu_si256(word.as_ptr().cast());
+        }
+        super::keccak_f1600!(
+            a,
+            xor = xor,
+            andnot = andnot,
+            rol = rol,
+            constant = constant
+        );
+        for (word, v) in state.iter_mut().zip(a.iter()) {
+            _mm256_storeu_si256(word.as_mut_ptr().cast(), *v);
+        }
+    }
+}

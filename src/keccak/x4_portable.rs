@@ -1,0 +1,45 @@
+//! The portable four-way permutation: each word is a `[u64; 4]`, one entry per state. Plain
+//! integer code for every target; the compiler may vectorise it with whatever the target has.
+
+use super::LANES;
+
+type Word = [u64; LANES];
+
+#[inline(always)]
+fn xor(a: Word, b: Word) -> Word {
+    [a[0] ^ b[0], a[1] ^ b[1], a[2] ^ b[2], a[3] ^ b[3]]
+}
+
+#[inline(always)]
+fn andnot(a: Word, b: Word) -> Word {
+    [!a[0] & b[0], !a[1] & b[1], !a[2] & b[2], !a[3] & b[3]]
+}
+
+#[inline(always)]
+fn constant(value: u64) -> Word {
+    [value; LANES]
+}
+
+#[inline(always)]
+fn rotate(a: Word, n: u32) -> Word {
+    a.map(|w| w.rotate_left(n))
+}
+
+macro_rules! rol {
+    ($w:expr, $n:literal) => {
+        rotate($w, $n)
+    };
+}
+
+/// Keccak-f[1600] on the four interleaved states.
+pub(super) fn permute(state: &mut [Word; 25]) {
+    let mut a = *state;
+    super::keccak_f1600!(
+        a,
+        xor = xor,
+        andnot = andnot,
+        rol = rol,
+        constant = constant
+    );
+    *state = a;
+}

@@ -1,0 +1,434 @@
+//! The four-way Keccak against the `sha3`/`shake` crates on both paths, and the batch API
+//! against one-at-a-time calls: all NIST KAT records through the batch path (four records per
+//! batch, both through the seeded entry points and through an RNG), property tests for batch
+//! sizes that leave partial groups, and implicit rejection.
+
+mod support;
+
+use proptest::prelude::*;
+use saber_kem::batch::{BatchVariant, KeySeeds};
+use saber_kem::keccak::{KeccakX4, Shake128X4, sha3_256_x4, sha3_512_x4};
+use saber_kem::{Ciphertext, ParameterSet, Plus, PolyMul, Round3, SaberKem};
+use sha3::Digest;
+use shake::{ExtendableOutput, Update, XofReader};
+use support::drbg::{NistDrbg, kat_seeds};
+use support::kat::check;
+
+/// Every four-way implementation this CPU runs.
+fn keccak_paths() -> Vec<KeccakX4> {
+    let mut paths = vec![KeccakX4::portable()];
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    paths.extend(KeccakX4::avx2());
+    paths
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_avx2_path_is_tested_on_avx2_machines() {
+    if std::is_x86_feature_detected!("avx2") {
+        assert!(KeccakX4::avx2().is_some());
+        assert_eq!(KeccakX4::new().name(), "avx2");
+    }
+}
+
+fn shake128(message: &[u8], len: usize) -> Vec<u8> {
+    let mut xof = shake::Shake128::default();
+    xof.update(message);
+    let mut out = vec![0; len];
+    xof.finalize_xof().read(&mut out);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Four different messages whose lengths differ but need the same number of blocks, squeezed
+    /// in chunks of arbitrary sizes.
+    #[test]
+    fn shake128_x4_matches_the_crate(
+        blocks in 0usize..4,
+        tails in prop::array::uniform4(0usize..168),
+        data in prop::collection::vec(any::<u8>(), 4 * 700),
+        chunks in prop::collection::vec(0usize..400, 1..6),
+    ) {
+        let messages: [&[u8]; 4] = core::array::from_fn(|l| {
+            let start = l * 700;
+            &data[start..start + blocks * 168 + tails[l]]
+        });
+        let total: usize = chunks.iter().sum();
+        for keccak in keccak_paths() {
+            let mut xof = Shake128X4::new(&keccak, messages);
+            let mut got = [vec![0u8; total], vec![0u8; total], vec![0u8; total], vec![0u8; total]];
+            let mut done = 0;
+            for &chunk in &chunks {
+                let [a, b, c, d] = &mut got;
+                xof.squeeze(&mut [
+                    &mut a[done..done + chunk],
+                    &mut b[done..done + chunk],
+                    &mut c[done..done + chunk],
+                    &mut d[done..done + chunk],
+                ]);
+                done += chunk;
+            }
+            for (l, message) in messages.iter().enumerate() {
+                prop_assert_eq!(&got[l], &shake128(message, total), "{} lane {}", keccak.name(), l);
+            }
+        }
+    }
+
+    #[test]
+    fn sha3_x4_matches_the_crate(
+        len256 in 0usize..300,
+        len512 in 0usize..300,
+        data in prop::collection::vec(any::<u8>(), 4 * 300),
+    ) {
+        for keccak in keccak_paths() {
+            let m256: [&[u8]; 4] = core::array::from_fn(|l| &data[l * 300..l * 300 + len256]);
+            let m512: [&[u8]; 4] = core::array::from_fn(|l| &data[l * 300..l * 300 + len512]);
+            let h256 = sha3_256_x4(&keccak, m256);
+            let h512 = sha3_512_x4(&keccak, m512);
+            for l in 0..4 {
+                prop_assert_eq!(&h256[l][..], &sha3::Sha3_256::digest(m256[l])[..]);
+                prop_assert_eq!(&h512[l][..], &sha3::Sha3_512::digest(m512[l])[..]);
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "same number of blocks")]
+fn messages_needing_different_block_counts_are_refused() {
+    let short = [0u8; 10];
+    let long = [0u8; 200];
+    let _ = sha3_256_x4(&KeccakX4::portable(), [&short, &long, &short, &short]);
+}
+
+#[test]
+fn squeezing_fewer_than_four_outputs_discards_the_rest() {
+    let seeds = [[1u8; 32], [2; 32], [3; 32], [4; 32]];
+    for keccak in keccak_paths() {
+        let mut xof = Shake128X4::new(&keccak, seeds.each_ref().map(|s| &s[..]));
+        let mut first = [0u8; 200];
+        let mut second = [0u8; 200];
+        xof.squeeze(&mut [&mut first, &mut second]);
+        assert_eq!(first[..], shake128(&seeds[0], 200)[..]);
+        assert_eq!(second[..], shake128(&seeds[1], 200)[..]);
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
+}
+
+/// One `.rsp` record, formatted as `support::kat::record` does.
+fn record_text(
+    count: usize,
+    seed: &[u8; 48],
+    pk: &[u8],
+    sk: &[u8],
+    ct: &[u8],
+    ss: &[u8],
+) -> String {
+    format!(
+        "count = {count}\nseed = {}\npk = {}\nsk = {}\nct = {}\nss = {}\n\n",
+        hex(seed),
+        hex(pk),
+        hex(sk),
+        hex(ct),
+        hex(ss)
+    )
+}
+
+/// Per-record DRBG draws in the KAT generator's order: seed_A, seed_s, z, then m.
+fn kat_draws(seed: &[u8; 48]) -> (KeySeeds, [u8; 32]) {
+    let mut rng = NistDrbg::new(seed);
+    let mut seeds = KeySeeds::default();
+    rng.randombytes(&mut seeds.seed_a);
+    rng.randombytes(&mut seeds.seed_s);
+    rng.randombytes(&mut seeds.z);
+    let mut m = [0u8; 32];
+    rng.randombytes(&mut m);
+    (seeds, m)
+}
+
+/// All 100 records, four per batch, through the seeded batch entry points; decapsulation
+/// through the batch path too.
+fn kat_records_seeded<
+    V: BatchVariant,
+    B: PolyMul,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+) -> Vec<String>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let seeds = kat_seeds();
+    let mut records = Vec::new();
+    for (group, chunk) in seeds.chunks(4).enumerate() {
+        let draws: [(KeySeeds, [u8; 32]); 4] = core::array::from_fn(|i| kat_draws(&chunk[i]));
+        let key_seeds = draws.each_ref().map(|d| d.0.clone());
+        let ms = draws.each_ref().map(|d| d.1);
+        let pairs =
+            SaberKem::<V, L, MU, ET>::generate_batch_deterministic_with(backend, &key_seeds);
+        let encapsulated = SaberKem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
+            backend,
+            pairs.each_ref().map(|p| &p.1),
+            &ms,
+        );
+        let recovered = SaberKem::<V, L, MU, ET>::decapsulate_batch_with::<_, 4>(
+            backend,
+            core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0)),
+        );
+        for i in 0..4 {
+            assert_eq!(
+                recovered[i],
+                encapsulated[i].1,
+                "batch decapsulation, record {}",
+                4 * group + i
+            );
+            records.push(record_text(
+                4 * group + i,
+                &chunk[i],
+                pairs[i].1.as_bytes(),
+                pairs[i].0.to_bytes().as_ref(),
+                encapsulated[i].0.as_bytes(),
+                encapsulated[i].1.as_bytes(),
+            ));
+        }
+    }
+    records
+}
+
+/// Hands each operation's draws to its own record's DRBG: the first `per_operation` calls go
+/// to DRBG 0, the next ones to DRBG 1, … — the documented draw order of the batch API.
+struct RoundRobin {
+    drbgs: Vec<NistDrbg>,
+    per_operation: usize,
+    calls: usize,
+}
+
+impl rand_core::TryRng for RoundRobin {
+    type Error = core::convert::Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        unimplemented!("the KEM draws byte strings")
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        unimplemented!("the KEM draws byte strings")
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        assert_eq!(dst.len(), 32, "the KEM draws 32 bytes per call");
+        let operation = self.calls / self.per_operation;
+        self.drbgs[operation].randombytes(dst);
+        self.calls += 1;
+        Ok(())
+    }
+}
+
+impl rand_core::TryCryptoRng for RoundRobin {}
+
+/// All 100 records, four per batch, through the RNG entry points.
+fn kat_records_rng<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
+) -> Vec<String>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let seeds = kat_seeds();
+    let mut records = Vec::new();
+    for (group, chunk) in seeds.chunks(4).enumerate() {
+        let mut rng = RoundRobin {
+            drbgs: chunk.iter().map(NistDrbg::new).collect(),
+            per_operation: 3,
+            calls: 0,
+        };
+        let Ok(pairs) =
+            SaberKem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, &mut rng);
+        assert_eq!(rng.calls, 12);
+        rng.per_operation = 1;
+        rng.calls = 0;
+        let Ok(encapsulated) = SaberKem::<V, L, MU, ET>::try_encapsulate_batch_with(
+            backend,
+            pairs.each_ref().map(|p| &p.1),
+            &mut rng,
+        );
+        for i in 0..4 {
+            records.push(record_text(
+                4 * group + i,
+                &chunk[i],
+                pairs[i].1.as_bytes(),
+                pairs[i].0.to_bytes().as_ref(),
+                encapsulated[i].0.as_bytes(),
+                encapsulated[i].1.as_bytes(),
+            ));
+        }
+    }
+    records
+}
+
+macro_rules! batch_kats {
+    ($backend:ident, $name:expr, $ctor:expr) => {
+        mod $backend {
+            use super::*;
+
+            macro_rules! one_set {
+                ($test:ident, $alias:ident, $v:ty, $l:literal, $mu:literal, $et:literal) => {
+                    #[test]
+                    fn $test() {
+                        let mut backend = $ctor;
+                        check::<saber_kem::$alias>(
+                            &format!("{} (batch, seeded)", $name),
+                            &kat_records_seeded::<$v, _, $l, $mu, $et>(&mut backend),
+                        );
+                        check::<saber_kem::$alias>(
+                            &format!("{} (batch, RNG)", $name),
+                            &kat_records_rng::<$v, _, $l, $mu, $et>(&mut backend),
+                        );
+                    }
+                };
+            }
+
+            one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
+            one_set!(saber, Saber, Round3, 3, 8, 4);
+            one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
+            one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
+            one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
+            one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
+        }
+    };
+}
+
+support::backends::for_each_backend!(batch_kats);
+
+/// A batch of `N` from `bytes` (96 bytes of key seeds and 32 of m per operation) against `N`
+/// one-at-a-time calls, and batch decapsulation of the ciphertexts (byte `tamper[i]` flipped
+/// when odd) against the single call.
+fn batch_equals_single<
+    V: BatchVariant,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+    const N: usize,
+>(
+    bytes: &[u8],
+    tamper: &[u16],
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
+    let take32 = |at: usize| -> [u8; 32] { bytes[at..at + 32].try_into().unwrap() };
+    let seeds: [KeySeeds; N] = core::array::from_fn(|i| KeySeeds {
+        seed_a: take32(128 * i),
+        seed_s: take32(128 * i + 32),
+        z: take32(128 * i + 64),
+    });
+    let ms: [[u8; 32]; N] = core::array::from_fn(|i| take32(128 * i + 96));
+    let mut backend = saber_kem::DefaultPolyMul::default();
+    let pairs = Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, &seeds);
+    let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
+        &mut backend,
+        pairs.each_ref().map(|p| &p.1),
+        &ms,
+    );
+    let cts: [Ciphertext<Kem<V, L, MU, ET>>; N] = core::array::from_fn(|i| {
+        let mut ct = encapsulated[i].0.to_bytes();
+        let len = ct.as_ref().len();
+        if tamper[i] & 1 == 1 {
+            ct.as_mut()[usize::from(tamper[i] >> 1) % len] ^= 0x10;
+        }
+        Ciphertext::from_bytes(ct.as_ref()).unwrap()
+    });
+    let recovered = Kem::<V, L, MU, ET>::decapsulate_batch_with::<_, N>(
+        &mut backend,
+        core::array::from_fn(|i| (&pairs[i].0, &cts[i])),
+    );
+    for i in 0..N {
+        let (dk, ek) = Kem::<V, L, MU, ET>::generate_deterministic_with(
+            &mut backend,
+            &seeds[i].seed_a,
+            &seeds[i].seed_s,
+            &seeds[i].z,
+        );
+        assert_eq!(ek, pairs[i].1, "public key {i} of {N}");
+        assert!(dk == pairs[i].0, "secret key {i} of {N}");
+        let (ct, ss) = ek.encapsulate_deterministic_with(&mut backend, &ms[i]);
+        assert_eq!(ct, encapsulated[i].0, "ciphertext {i} of {N}");
+        assert_eq!(ss, encapsulated[i].1, "shared secret {i} of {N}");
+        assert_eq!(
+            dk.decapsulate_with(&mut backend, &cts[i]),
+            recovered[i],
+            "decapsulation {i} of {N}"
+        );
+        assert_eq!(
+            recovered[i] == ss,
+            tamper[i] & 1 == 0,
+            "rejection {i} of {N}"
+        );
+    }
+}
+
+macro_rules! batch_properties {
+    ($($test:ident: $v:ty, $l:literal, $mu:literal, $et:literal;)*) => {
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(6))]
+            $(
+                #[test]
+                fn $test(
+                    bytes in prop::collection::vec(any::<u8>(), 128 * 5),
+                    tamper in prop::collection::vec(any::<u16>(), 5),
+                ) {
+                    // Sizes 1, 2, 3 and 5 leave partial groups (idle lanes, single hashes).
+                    batch_equals_single::<$v, $l, $mu, $et, 1>(&bytes, &tamper);
+                    batch_equals_single::<$v, $l, $mu, $et, 2>(&bytes, &tamper);
+                    batch_equals_single::<$v, $l, $mu, $et, 3>(&bytes, &tamper);
+                    batch_equals_single::<$v, $l, $mu, $et, 5>(&bytes, &tamper);
+                }
+            )*
+        }
+    };
+}
+
+batch_properties! {
+    lightsaber_batches_equal_single_calls: Round3, 2, 10, 3;
+    saber_batches_equal_single_calls: Round3, 3, 8, 4;
+    firesaber_batches_equal_single_calls: Round3, 4, 6, 6;
+    lightsaber_plus_batches_equal_single_calls: Plus, 2, 10, 3;
+    saber_plus_batches_equal_single_calls: Plus, 3, 8, 4;
+    firesaber_plus_batches_equal_single_calls: Plus, 4, 6, 6;
+}
+
+#[test]
+fn an_empty_batch_is_empty() {
+    let pairs: [_; 0] = saber_kem::Saber::generate_batch(&mut NistDrbg::new(&[0; 48]));
+    assert!(pairs.is_empty());
+}
+
+#[test]
+fn the_default_entry_points_draw_like_single_calls() {
+    let pairs = saber_kem::SaberPlus::generate_batch::<3>(&mut NistDrbg::new(&[7; 48]));
+    let mut rng = NistDrbg::new(&[7; 48]);
+    for (dk, ek) in &pairs {
+        let (dk1, ek1) = saber_kem::SaberPlus::generate(&mut rng);
+        assert_eq!(&ek1, ek);
+        assert!(&dk1 == dk);
+    }
+    let keys = [&pairs[0].1, &pairs[2].1, &pairs[0].1];
+    let encapsulated = saber_kem::SaberPlus::encapsulate_batch(keys, &mut NistDrbg::new(&[8; 48]));
+    let mut rng = NistDrbg::new(&[8; 48]);
+    for (key, (ct, ss)) in keys.iter().zip(&encapsulated) {
+        let (ct1, ss1) = key.encapsulate(&mut rng);
+        assert_eq!(&ct1, ct);
+        assert_eq!(&ss1, ss);
+    }
+    let recovered = saber_kem::SaberPlus::decapsulate_batch([
+        (&pairs[0].0, &encapsulated[0].0),
+        (&pairs[2].0, &encapsulated[1].0),
+        (&pairs[1].0, &encapsulated[2].0), // wrong key: implicit rejection
+    ]);
+    assert_eq!(recovered[0], encapsulated[0].1);
+    assert_eq!(recovered[1], encapsulated[1].1);
+    assert_eq!(recovered[2], pairs[1].0.decapsulate(&encapsulated[2].0));
+    assert_ne!(recovered[2], encapsulated[2].1);
+}
