@@ -1,4 +1,4 @@
-//! Keccak-f[1600] on four independent states at once (FIPS 202 §3), and the SHA3-256, SHA3-512
+//! Keccak-f\[1600\] on four independent states at once (FIPS 202 §3), and the SHA3-256, SHA3-512
 //! and SHAKE128 sponges on top of it (FIPS 202 §4, §6.1, §6.2), for the batch API
 //! ([`crate::batch`]) and for Saber+, whose matrix entries are independent XOF calls.
 //!
@@ -71,7 +71,7 @@ const NEXT: [usize; 5] = [1, 2, 3, 4, 0];
 const NEXT2: [usize; 5] = [2, 3, 4, 0, 1];
 const PREV: [usize; 5] = [4, 0, 1, 2, 3];
 
-/// The 24 rounds of Keccak-f[1600] on `$a: [W; 25]` (word `x + 5y` is lane (x, y)), for any
+/// The 24 rounds of Keccak-f\[1600\] on `$a: [W; 25]` (word `x + 5y` is lane (x, y)), for any
 /// word type `W` given its operations:
 /// - `$xor(a, b)` = a ⊕ b, `$andnot(a, b)` = ¬a ∧ b, `$constant(u64)` = the constant in every
 ///   state, `$rol!(w, n)` = w rotated left by the literal `n` in (0, 64).
@@ -145,7 +145,7 @@ macro_rules! keccak_f1600 {
 }
 pub(crate) use keccak_f1600;
 
-/// Four Keccak-f[1600] states, interleaved word by word (see the module docs). Wiped on drop:
+/// Four Keccak-f\[1600\] states, interleaved word by word (see the module docs). Wiped on drop:
 /// the sponges absorb secret seeds.
 #[derive(Clone)]
 #[repr(C, align(32))]
@@ -204,7 +204,7 @@ enum Path {
     Avx2(x4_avx2::Avx2Token),
 }
 
-/// The four-way Keccak-f[1600] permutation, with the implementation chosen once.
+/// The four-way Keccak-f\[1600\] permutation, with the implementation chosen once.
 #[derive(Clone, Copy, Debug)]
 pub struct KeccakX4 {
     path: Path,
@@ -253,7 +253,7 @@ impl KeccakX4 {
         }
     }
 
-    /// Applies Keccak-f[1600] to each of the four states.
+    /// Applies Keccak-f\[1600\] to each of the four states.
     #[inline]
     pub fn permute(&self, state: &mut StateX4) {
         match self.path {
@@ -466,7 +466,7 @@ mod tests {
     use sha3::Digest;
     use shake::{ExtendableOutput, Update, XofReader};
 
-    /// The permutation alone: Keccak-f[1600] of the zero state (FIPS 202 test vector, first
+    /// The permutation alone: Keccak-f\[1600\] of the zero state (FIPS 202 test vector, first
     /// and last words), in all four lanes, on every path.
     #[test]
     fn permutation_of_zero_matches_the_known_answer() {

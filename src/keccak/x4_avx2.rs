@@ -33,7 +33,7 @@ impl Avx2Token {
     }
 }
 
-/// Keccak-f[1600] on the four interleaved states.
+/// Keccak-f\[1600\] on the four interleaved states.
 #[inline]
 pub(super) fn permute(token: Avx2Token, state: &mut [[u64; LANES]; 25]) {
     let _ = token;

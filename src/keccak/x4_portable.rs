@@ -31,7 +31,7 @@ macro_rules! rol {
     };
 }
 
-/// Keccak-f[1600] on the four interleaved states.
+/// Keccak-f\[1600\] on the four interleaved states.
 pub(super) fn permute(state: &mut [Word; 25]) {
     let mut a = *state;
     super::keccak_f1600!(
