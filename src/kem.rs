@@ -8,13 +8,15 @@ use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::ct::{bytes_equal, select_into};
+use crate::ct::{ConstantTimeSelect, KeySelect, bytes_equal};
 use crate::error::{Error, check_length};
 use crate::hash::{sha3_256, sha3_512};
 use crate::params::sizes::{self, SEED_BYTES};
 use crate::params::{ByteArray, ParameterSet, Variant};
 use crate::pke;
-use crate::polymul::{DefaultPolyMul, PolyMul};
+use crate::poly::SecretPoly;
+use crate::polymul::{DefaultPolyMul, PolyMul, PolyMulPublic};
+use crate::sampling::MatrixSource;
 
 /// A Saber KEM instance: variant `V`, module rank `L`, binomial parameter `MU`, ciphertext
 /// exponent `ET`. Use the aliases ([`crate::LightSaber`], [`crate::Saber`], …).
@@ -45,9 +47,41 @@ pub trait Operations {
         ct: &mut [u8],
     ) -> SharedSecret;
     /// Decapsulation with implicit rejection.
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret;
+    /// Decapsulation with implicit rejection; `S` is [`ConstantTimeSelect`] outside tests.
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret;
     /// Whether `sk_cpa` decodes to a secret in range.
     fn secret_in_range(sk_cpa: &[u8]) -> Choice;
+    /// Encapsulation against a public key in the backend's domain.
+    fn encapsulate_prepared<B: PolyMulPublic>(
+        backend: &mut B,
+        public: &PreparedPublicKey<'_, B>,
+        m: &[u8; 32],
+        ct: &mut [u8],
+    ) -> SharedSecret;
+    /// Decapsulation with the secret and the public key in the backend's domain.
+    fn decapsulate_prepared<B: PolyMulPublic>(
+        backend: &mut B,
+        secret: &[B::Prepared],
+        public: &PreparedPublicKey<'_, B>,
+        z: &[u8; 32],
+        ct: &[u8],
+    ) -> SharedSecret;
+    /// The row-major source of matrix A for `seed_a`.
+    fn matrix_source(seed_a: &[u8; 32]) -> impl MatrixSource;
+    /// Secret polynomial `index` of an encoded IND-CPA secret key.
+    fn decode_secret_poly(sk_cpa: &[u8], index: usize) -> SecretPoly;
+}
+
+/// A public key in a backend's domain, borrowed: A row-major, b, and H(pk).
+#[doc(hidden)]
+pub struct PreparedPublicKey<'a, B: PolyMulPublic> {
+    pub(crate) matrix: &'a [B::PreparedPublic],
+    pub(crate) public_b: &'a [B::PreparedPublic],
+    pub(crate) hpk: &'a [u8; 32],
 }
 
 /// The parts of a decapsulation key, borrowed.
@@ -94,53 +128,126 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         if B::STREAMING {
             return crate::lowmem::encapsulate::<V, B, L, MU, ET>(backend, pk, m, ct);
         }
-        // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
-        let mut message = Zeroizing::new(sha3_256(&[m]));
-        let hpk = sha3_256(&[pk]);
-        let mut kr = Zeroizing::new(sha3_512(&[&message[..], &hpk]));
-        let (k, coins) = split_kr(&kr);
-        pke::encrypt::<V, B, L, MU, ET>(backend, &message, &coins, pk, ct);
-        let ss = SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]));
-        message.zeroize();
-        kr.zeroize();
-        ss
+        fo_encapsulate(&sha3_256(&[pk]), m, ct, |message, coins, ct| {
+            pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, pk, ct)
+        })
     }
 
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret {
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret {
         if B::STREAMING {
-            return crate::lowmem::decapsulate::<V, B, L, MU, ET>(
+            return crate::lowmem::decapsulate::<V, B, S, L, MU, ET>(
                 backend, dk.secret, dk.pk, dk.hpk, dk.z, ct,
             );
         }
         let mut s = pke::zero_secret::<L>();
-        for (s_i, bytes) in s
-            .iter_mut()
-            .zip(dk.secret.chunks_exact(V::SECRET_POLY_BYTES))
-        {
-            // Range validity was checked when the key was built.
-            let _ = V::decode_secret(bytes, MU, s_i);
+        for (i, s_i) in s.iter_mut().enumerate() {
+            *s_i = Self::decode_secret_poly(dk.secret, i);
         }
         let message = Zeroizing::new(pke::decrypt::<B, L, ET>(backend, &s, ct));
         drop(s);
-        let kr = Zeroizing::new(sha3_512(&[&message[..], dk.hpk]));
-        let (mut k, coins) = split_kr(&kr);
-        let mut reencrypted = Zeroizing::new([0u8; MAX_CIPHERTEXT]);
-        let reencrypted = &mut reencrypted[..ct.len()];
-        pke::encrypt::<V, B, L, MU, ET>(backend, &message, &coins, dk.pk, reencrypted);
-        // Implicit rejection: K = H(z ‖ H(c)) on any mismatch, selected without a branch.
-        let mismatch = !bytes_equal(ct, reencrypted);
-        select_into(&mut k, dk.z, mismatch);
-        SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+        fo_decapsulate::<S>(&message, dk.hpk, dk.z, ct, |message, coins, out| {
+            pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, dk.pk, out)
+        })
+    }
+
+    fn encapsulate_prepared<B: PolyMulPublic>(
+        backend: &mut B,
+        public: &PreparedPublicKey<'_, B>,
+        m: &[u8; 32],
+        ct: &mut [u8],
+    ) -> SharedSecret {
+        fo_encapsulate(public.hpk, m, ct, |message, coins, ct| {
+            pke::encrypt_prepared::<V, B, L, MU, ET>(
+                backend,
+                public.matrix,
+                public.public_b,
+                message,
+                coins,
+                ct,
+            )
+        })
+    }
+
+    fn decapsulate_prepared<B: PolyMulPublic>(
+        backend: &mut B,
+        secret: &[B::Prepared],
+        public: &PreparedPublicKey<'_, B>,
+        z: &[u8; 32],
+        ct: &[u8],
+    ) -> SharedSecret {
+        let message = Zeroizing::new(pke::decrypt_prepared::<B, L, ET>(backend, secret, ct));
+        fo_decapsulate::<ConstantTimeSelect>(&message, public.hpk, z, ct, |message, coins, out| {
+            pke::encrypt_prepared::<V, B, L, MU, ET>(
+                backend,
+                public.matrix,
+                public.public_b,
+                message,
+                coins,
+                out,
+            )
+        })
+    }
+
+    fn matrix_source(seed_a: &[u8; 32]) -> impl MatrixSource {
+        V::matrix(seed_a, L)
+    }
+
+    fn decode_secret_poly(sk_cpa: &[u8], index: usize) -> SecretPoly {
+        let mut s = SecretPoly::ZERO;
+        let bytes = &sk_cpa[index * V::SECRET_POLY_BYTES..(index + 1) * V::SECRET_POLY_BYTES];
+        // Range validity was checked when the key was built.
+        let _ = V::decode_secret(bytes, MU, &mut s);
+        s
     }
 
     fn secret_in_range(sk_cpa: &[u8]) -> Choice {
         let mut ok = Choice::from(1);
-        let mut poly = crate::poly::SecretPoly::ZERO;
+        let mut poly = SecretPoly::ZERO;
         for bytes in sk_cpa.chunks_exact(V::SECRET_POLY_BYTES) {
             ok &= V::decode_secret(bytes, MU, &mut poly);
         }
         ok
     }
+}
+
+/// The FO encapsulation around an encryption routine (spec Algorithm 5): m = H(seed),
+/// (K̂, r) = G(m ‖ H(pk)), ct = Enc(m; r), K = H(K̂ ‖ H(ct)).
+fn fo_encapsulate(
+    hpk: &[u8; 32],
+    seed: &[u8; 32],
+    ct: &mut [u8],
+    encrypt: impl FnOnce(&[u8; 32], &[u8; 32], &mut [u8]),
+) -> SharedSecret {
+    // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
+    let message = Zeroizing::new(sha3_256(&[seed]));
+    let kr = Zeroizing::new(sha3_512(&[&message[..], hpk]));
+    let (k, coins) = split_kr(&kr);
+    encrypt(&message, &coins, ct);
+    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+}
+
+/// The FO decapsulation after decryption (spec Algorithm 6): re-encrypts the recovered message
+/// and, on any mismatch, replaces K̂ by z without a branch (implicit rejection). `S` is
+/// [`ConstantTimeSelect`] except in the tests that substitute a broken selector.
+fn fo_decapsulate<S: KeySelect>(
+    message: &[u8; 32],
+    hpk: &[u8; 32],
+    z: &[u8; 32],
+    ct: &[u8],
+    encrypt: impl FnOnce(&[u8; 32], &[u8; 32], &mut [u8]),
+) -> SharedSecret {
+    let kr = Zeroizing::new(sha3_512(&[message, hpk]));
+    let (mut k, coins) = split_kr(&kr);
+    let mut reencrypted = Zeroizing::new([0u8; MAX_CIPHERTEXT]);
+    let reencrypted = &mut reencrypted[..ct.len()];
+    encrypt(message, &coins, reencrypted);
+    let mismatch = !bytes_equal(ct, reencrypted);
+    S::select_into(&mut k, z, mismatch);
+    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
 }
 
 /// (K̂, r) = the two halves of G's output.
@@ -153,7 +260,9 @@ fn split_kr(kr: &[u8; 64]) -> (Zeroizing<[u8; 32]>, Zeroizing<[u8; 32]>) {
 }
 
 /// Draws 32 bytes.
-fn random_seed<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<Zeroizing<[u8; 32]>, R::Error> {
+pub(crate) fn random_seed<R: TryCryptoRng + ?Sized>(
+    rng: &mut R,
+) -> Result<Zeroizing<[u8; 32]>, R::Error> {
     let mut seed = Zeroizing::new([0u8; 32]);
     rng.try_fill_bytes(&mut seed[..])?;
     Ok(seed)
@@ -260,7 +369,9 @@ where
                 actual: sk.len(),
             })?,
         };
-        Ok(Self::decapsulate(backend, &parts, ct))
+        Ok(Self::decapsulate::<B, ConstantTimeSelect>(
+            backend, &parts, ct,
+        ))
     }
 }
 
@@ -347,7 +458,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         Ok(self.encapsulate_from_seed(backend, &m))
     }
 
-    fn encapsulate_from_seed<B: PolyMul>(
+    pub(crate) fn encapsulate_from_seed<B: PolyMul>(
         &self,
         backend: &mut B,
         m: &[u8; 32],
@@ -411,10 +522,10 @@ impl<P: ParameterSet> TryFrom<&[u8]> for EncapsulationKey<P> {
 /// A secret key: `sk_cpa ‖ pk ‖ H(pk) ‖ z` in the NIST layout. Wiped on drop; compared in
 /// constant time; its `Debug` output is redacted.
 pub struct DecapsulationKey<P: ParameterSet> {
-    secret: P::SecretCpaBytes,
-    ek: EncapsulationKey<P>,
-    hpk: [u8; 32],
-    z: [u8; 32],
+    pub(crate) secret: P::SecretCpaBytes,
+    pub(crate) ek: EncapsulationKey<P>,
+    pub(crate) hpk: [u8; 32],
+    pub(crate) z: [u8; 32],
 }
 
 impl<P: ParameterSet> DecapsulationKey<P> {
@@ -488,13 +599,33 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     fn decapsulate_bytes_with<B: PolyMul>(&self, backend: &mut B, ct: &[u8]) -> SharedSecret {
+        self.decapsulate_selecting::<B, ConstantTimeSelect>(backend, ct)
+    }
+
+    /// Test seam: decapsulation with another key selector (`tests/rejection.rs` and
+    /// `tests/ct_valgrind.rs` substitute broken ones to prove that they catch them).
+    #[cfg(feature = "hazmat")]
+    #[doc(hidden)]
+    pub fn decapsulate_with_selector<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &Ciphertext<P>,
+    ) -> SharedSecret {
+        self.decapsulate_selecting::<B, S>(backend, ct.as_bytes())
+    }
+
+    fn decapsulate_selecting<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &[u8],
+    ) -> SharedSecret {
         let parts = SecretParts {
             secret: self.secret.as_ref(),
             pk: self.ek.as_bytes(),
             hpk: &self.hpk,
             z: &self.z,
         };
-        P::decapsulate(backend, &parts, ct)
+        P::decapsulate::<B, S>(backend, &parts, ct)
     }
 
     /// Decapsulates a ciphertext given as bytes; wrong lengths are an error.
@@ -569,6 +700,10 @@ impl<P: ParameterSet> Ciphertext<P> {
     /// The encoding.
     pub fn as_bytes(&self) -> &[u8] {
         self.bytes.as_ref()
+    }
+
+    pub(crate) fn from_array(bytes: P::CiphertextBytes) -> Self {
+        Self { bytes }
     }
 
     /// The encoding as an owned array.

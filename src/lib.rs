@@ -12,6 +12,7 @@ extern crate std;
 pub mod ct;
 pub mod encoding;
 pub mod error;
+pub mod expanded;
 pub mod hash;
 pub mod kem;
 #[cfg(feature = "kem")]
@@ -25,10 +26,11 @@ pub mod polyvec;
 pub mod sampling;
 
 pub use error::Error;
+pub use expanded::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
 pub use kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 pub use params::{
     FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, ParameterSet, Plus, Round3, Saber,
     SaberPlus, Variant,
 };
-pub use polymul::{DefaultPolyMul, PolyMul};
+pub use polymul::{DefaultPolyMul, PolyMul, PolyMulPublic};
 pub use polyvec::LowMemory;

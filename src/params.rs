@@ -199,10 +199,23 @@ pub trait ByteArray:
     fn zeroed() -> Self;
 }
 
-impl<const LEN: usize> sealed::Sealed for [u8; LEN] {}
 impl<const LEN: usize> ByteArray for [u8; LEN] {
     fn zeroed() -> Self {
         [0; LEN]
+    }
+}
+
+/// Fixed-size arrays of `T`: per-parameter-set storage for vectors (L) and matrices (L·L) of
+/// backend-domain polynomials, such as the caches of the expanded keys.
+pub trait ArrayOf<T>: AsRef<[T]> + AsMut<[T]> + sealed::Sealed {
+    /// Element `i` is `f(i)`, built in order.
+    fn from_fn(f: impl FnMut(usize) -> T) -> Self;
+}
+
+impl<T, const LEN: usize> sealed::Sealed for [T; LEN] {}
+impl<T, const LEN: usize> ArrayOf<T> for [T; LEN] {
+    fn from_fn(f: impl FnMut(usize) -> T) -> Self {
+        core::array::from_fn(f)
     }
 }
 
@@ -245,6 +258,10 @@ pub trait ParameterSet: crate::kem::Operations {
     type SecretCpaBytes: ByteArray;
     /// Encoded ciphertext.
     type CiphertextBytes: ByteArray;
+    /// L values of `T`.
+    type Vector<T>: ArrayOf<T>;
+    /// L·L values of `T`, row-major.
+    type Matrix<T>: ArrayOf<T>;
 }
 
 macro_rules! parameter_sets {
@@ -260,6 +277,8 @@ macro_rules! parameter_sets {
                 type SecretKeyBytes = [u8; $sk];
                 type SecretCpaBytes = [u8; $cpa];
                 type CiphertextBytes = [u8; $ct];
+                type Vector<T> = [T; $l];
+                type Matrix<T> = [T; $l * $l];
             }
 
             const _: () = {

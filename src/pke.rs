@@ -10,7 +10,7 @@ use crate::encoding::{pack, pack_poly, unpack, unpack_poly};
 use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
 use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
-use crate::polymul::PolyMul;
+use crate::polymul::{PolyMul, PolyMulPublic};
 
 /// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
 pub(crate) const fn h2(et: u32) -> u16 {
@@ -80,7 +80,58 @@ pub fn encrypt<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET
             &mut ct_b[i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES],
         );
     });
-    // c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET)
+    encode_message::<ET>(&v, m, ct_m);
+    v.zeroize();
+}
+
+/// Saber.PKE.Enc with the public key in the backend's domain: `matrix` holds A row-major and
+/// `public_b` the vector b of the public key, both from [`PolyMulPublic::prepare_public`].
+/// Same bytes as [`encrypt`].
+pub fn encrypt_prepared<
+    V: Variant,
+    B: PolyMulPublic,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+    matrix: &[B::PreparedPublic],
+    public_b: &[B::PreparedPublic],
+    m: &[u8; 32],
+    coins: &[u8; 32],
+    ct: &mut [u8],
+) {
+    let mut s = zero_secret::<L>();
+    V::gen_secret::<L, MU>(coins, &mut s);
+    let mut prepared: [B::Prepared; L] = core::array::from_fn(|j| backend.prepare(&s[j]));
+    drop(s);
+    let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
+    let mut acc = backend.accumulator();
+    for (row, out) in matrix
+        .chunks_exact(L)
+        .zip(ct_b.chunks_exact_mut(POLY_P_BYTES))
+    {
+        for (a, s_j) in row.iter().zip(prepared.iter()) {
+            backend.mul_acc_prepared(&mut acc, a, s_j);
+        }
+        let mut b = backend.finish(&acc);
+        pack_poly(&round_to_p(&b), EP, out);
+        b.zeroize();
+        acc.zeroize();
+        acc = backend.accumulator();
+    }
+    for (b, s_j) in public_b.iter().zip(prepared.iter()) {
+        backend.mul_acc_prepared(&mut acc, b, s_j);
+    }
+    let mut v = backend.finish(&acc);
+    encode_message::<ET>(&v, m, ct_m);
+    v.zeroize();
+    acc.zeroize();
+    prepared.zeroize();
+}
+
+/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits.
+fn encode_message<const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
     let mut message = [0u16; N];
     unpack(m, 1, &mut message);
     let mut c_m = [0u16; N];
@@ -88,7 +139,6 @@ pub fn encrypt<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET
         *c = (vk.wrapping_add(H1).wrapping_sub(mk << (EP - 1)) & P_MASK) >> (EP - ET as u32);
     }
     pack(&c_m, ET as u32, ct_m);
-    v.zeroize();
     message.zeroize();
     c_m.zeroize();
 }
@@ -101,8 +151,32 @@ pub fn decrypt<B: PolyMul, const L: usize, const ET: usize>(
 ) -> [u8; 32] {
     let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
     let mut v = backend.inner_product(ct_b, s);
+    let m = decode_message::<ET>(&v, ct_m);
+    v.zeroize();
+    m
+}
+
+/// Saber.PKE.Dec with the secret already in the backend's domain. Same result as [`decrypt`].
+pub fn decrypt_prepared<B: PolyMul, const L: usize, const ET: usize>(
+    backend: &mut B,
+    s: &[B::Prepared],
+    ct: &[u8],
+) -> [u8; 32] {
+    let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
+    let mut acc = backend.accumulator();
+    for (s_j, packed) in s.iter().zip(ct_b.chunks_exact(POLY_P_BYTES)) {
+        backend.mul_acc(&mut acc, &unpack_poly(packed, EP), s_j);
+    }
+    let mut v = backend.finish(&acc);
+    acc.zeroize();
+    let m = decode_message::<ET>(&v, ct_m);
+    v.zeroize();
+    m
+}
+
+/// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient.
+fn decode_message<const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
     let c_m = unpack_poly(ct_m, ET as u32);
-    // m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1)
     let mut message = [0u16; N];
     for ((o, &vk), &ck) in message
         .iter_mut()
@@ -117,7 +191,6 @@ pub fn decrypt<B: PolyMul, const L: usize, const ET: usize>(
     }
     let mut m = [0u8; 32];
     pack(&message, 1, &mut m);
-    v.zeroize();
     message.zeroize();
     m
 }

@@ -37,10 +37,12 @@ use crate::polyvec;
 use crate::sampling::MatrixSource;
 
 pub mod karatsuba;
+pub mod ntt;
 pub mod schoolbook;
 pub mod toom_cook;
 
 pub use karatsuba::Karatsuba;
+pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttScalar};
 pub use schoolbook::Schoolbook;
 pub use toom_cook::ToomCook;
 
@@ -49,6 +51,12 @@ pub use toom_cook::ToomCook;
 cfg_if::cfg_if! {
     if #[cfg(saber_polymul = "schoolbook")] {
         type Selected = Schoolbook;
+    } else if #[cfg(saber_polymul = "toom_cook")] {
+        type Selected = ToomCook;
+    } else if #[cfg(any(saber_polymul = "ntt", target_arch = "x86_64"))] {
+        // x86_64: the NTT with its run-time-detected AVX2 path is 1.6-1.8x faster than
+        // Toom-Cook for every operation (BENCHMARKS.md, peer-bench).
+        type Selected = Ntt;
     } else {
         type Selected = ToomCook;
     }
@@ -57,6 +65,25 @@ cfg_if::cfg_if! {
 /// The backend used when the caller does not pick one. Override with
 /// `RUSTFLAGS='--cfg saber_polymul="schoolbook"'` (or `"toom_cook"`, `"ntt"`, `"kronecker"`).
 pub type DefaultPolyMul = Selected;
+
+/// A backend that can also keep a *public* polynomial in its own domain, so that an operand used
+/// again and again (matrix A and the vector b of a public key, cached by the expanded keys) is
+/// transformed once.
+pub trait PolyMulPublic: PolyMul {
+    /// A public polynomial in the backend's domain.
+    type PreparedPublic: Clone;
+
+    /// Transforms a public polynomial (a residue mod 2^13, as for [`PolyMul::mul_acc`]).
+    fn prepare_public(&mut self, a: &Poly) -> Self::PreparedPublic;
+
+    /// `acc += a · s` with both operands already in the backend's domain.
+    fn mul_acc_prepared(
+        &mut self,
+        acc: &mut Self::Accumulator,
+        a: &Self::PreparedPublic,
+        s: &Self::Prepared,
+    );
+}
 
 /// Multiplication of public polynomials by small secrets, with transform-domain accumulation.
 ///

@@ -43,3 +43,16 @@ impl PolyMul for Schoolbook {
         "schoolbook"
     }
 }
+
+/// The plain domain is the schoolbook's only domain: nothing to cache.
+impl crate::polymul::PolyMulPublic for Schoolbook {
+    type PreparedPublic = Poly;
+
+    fn prepare_public(&mut self, a: &Poly) -> Poly {
+        a.clone()
+    }
+
+    fn mul_acc_prepared(&mut self, acc: &mut Poly, a: &Poly, s: &SecretPoly) {
+        self.mul_acc(acc, a, s)
+    }
+}

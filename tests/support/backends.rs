@@ -8,6 +8,36 @@
 macro_rules! for_each_backend {
     ($callback:ident) => {
         $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
+        $callback!(ntt, "ntt", saber_kem::polymul::Ntt::new());
+        $callback!(ntt_scalar, "ntt-scalar", saber_kem::polymul::NttScalar);
+        $callback!(
+            ntt_avx2,
+            "ntt-avx2",
+            match saber_kem::polymul::NttAvx2::new() {
+                Some(backend) => backend,
+                None => {
+                    // Skip: return "nothing ran" from the enclosing test, bench or example.
+                    trait Skipped {
+                        fn skipped() -> Self;
+                    }
+                    impl Skipped for () {
+                        fn skipped() -> Self {}
+                    }
+                    impl<E> Skipped for Result<(), E> {
+                        fn skipped() -> Self {
+                            Ok(())
+                        }
+                    }
+                    impl Skipped for std::process::ExitCode {
+                        fn skipped() -> Self {
+                            std::process::ExitCode::FAILURE
+                        }
+                    }
+                    std::eprintln!("skipped: ntt-avx2 (this CPU has no AVX2)");
+                    return Skipped::skipped();
+                }
+            }
+        );
         $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
         $callback!(karatsuba, "karatsuba", saber_kem::polymul::Karatsuba);
     };

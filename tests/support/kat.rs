@@ -7,7 +7,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use saber_kem::{ParameterSet, PolyMul, SaberKem, Variant};
+use saber_kem::{
+    Ciphertext, DecapsulationKey, EncapsulationKey, ExpandedDecapsulationKey, ParameterSet,
+    PolyMul, PolyMulPublic, SaberKem, SharedSecret, Variant,
+};
 use sha2::{Digest, Sha256};
 
 use super::drbg::{NistDrbg, kat_seeds};
@@ -46,6 +49,48 @@ where
     let (ct, ss) = ek.encapsulate_deterministic_with(backend, &m);
     let recovered = dk.decapsulate_with(backend, &ct);
     assert_eq!(recovered, ss, "decapsulation failed at count {count}");
+    format_record(count, seed, &ek, &dk, &ct, &ss)
+}
+
+/// One record with encapsulation and decapsulation through the expanded keys.
+pub fn record_expanded<
+    V: Variant,
+    B: PolyMulPublic,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+    count: usize,
+    seed: &[u8; 48],
+) -> String
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let mut rng = NistDrbg::new(seed);
+    let (dk, ek) = SaberKem::<V, L, MU, ET>::try_generate_with(backend, &mut rng).unwrap();
+    let mut m = [0u8; 32];
+    rng.randombytes(&mut m);
+    let expanded = ExpandedDecapsulationKey::new(backend, &dk);
+    let (ct, ss) = expanded
+        .expanded_encapsulation_key()
+        .encapsulate_deterministic(backend, &m);
+    assert_eq!(
+        expanded.decapsulate(backend, &ct),
+        ss,
+        "expanded decapsulation failed at count {count}"
+    );
+    format_record(count, seed, &ek, &dk, &ct, &ss)
+}
+
+fn format_record<P: ParameterSet>(
+    count: usize,
+    seed: &[u8; 48],
+    ek: &EncapsulationKey<P>,
+    dk: &DecapsulationKey<P>,
+    ct: &Ciphertext<P>,
+    ss: &SharedSecret,
+) -> String {
     format!(
         "count = {count}\nseed = {}\npk = {}\nsk = {}\nct = {}\nss = {}\n\n",
         hex(seed),
@@ -67,6 +112,26 @@ where
         .iter()
         .enumerate()
         .map(|(count, seed)| record::<V, B, L, MU, ET>(backend, count, seed))
+        .collect()
+}
+
+/// [`records`] through the expanded keys.
+pub fn records_expanded<
+    V: Variant,
+    B: PolyMulPublic,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+) -> Vec<String>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    kat_seeds()
+        .iter()
+        .enumerate()
+        .map(|(count, seed)| record_expanded::<V, B, L, MU, ET>(backend, count, seed))
         .collect()
 }
 

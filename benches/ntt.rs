@@ -1,0 +1,142 @@
+//! NTT backend benchmarks: one product, and the L×L matrix-vector product as the KEM runs it
+//! (each secret prepared once and reused for its L products, every output accumulated in the
+//! backend's domain and finished once), against schoolbook (and any other backend in
+//! `tests/support/backends.rs`); plus the layer-count comparison of the scalar kernels.
+//!
+//! `cargo bench --bench ntt -- --warm-up-time 1 --measurement-time 3`
+
+// `criterion_group!` defines an undocumented function.
+#![allow(missing_docs)]
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+
+use saber_kem::poly::{N, Poly, SecretPoly};
+use saber_kem::polymul::{NttAvx2, NttScalar, PolyMul, ntt::NttScalarLayers};
+
+#[path = "../tests/support/backends.rs"]
+mod backends;
+
+/// Deterministic pseudo-random inputs (xorshift; quality is irrelevant here).
+struct Inputs(u64);
+
+impl Inputs {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn poly(&mut self) -> Poly {
+        let mut p = Poly::ZERO;
+        for c in p.coeffs.iter_mut() {
+            *c = self.next() as u16 & 0x1fff;
+        }
+        p
+    }
+
+    fn secret(&mut self) -> SecretPoly {
+        let mut s = SecretPoly::ZERO;
+        for c in s.coeffs.iter_mut() {
+            // A 3-bit value in [-4, 3]: the bench needs no exact distribution.
+            *c = (self.next() & 7) as i8 - 4;
+        }
+        s
+    }
+}
+
+/// `b = A·s` for an L×L matrix: L prepares, L² `mul_acc`, L finishes.
+fn matrix_vector<B: PolyMul, const L: usize>(
+    backend: &mut B,
+    a: &[[Poly; L]; L],
+    s: &[SecretPoly; L],
+) -> [Poly; L] {
+    let prepared: [B::Prepared; L] = core::array::from_fn(|j| backend.prepare(&s[j]));
+    core::array::from_fn(|i| {
+        let mut acc = backend.accumulator();
+        for (a_ij, p) in a[i].iter().zip(prepared.iter()) {
+            backend.mul_acc(&mut acc, a_ij, p);
+        }
+        backend.finish(&acc)
+    })
+}
+
+fn bench_matrix_vector<B: PolyMul, const L: usize>(c: &mut Criterion, name: &str, mut backend: B) {
+    let mut inputs = Inputs(0x5eed + L as u64);
+    let a: [[Poly; L]; L] = core::array::from_fn(|_| core::array::from_fn(|_| inputs.poly()));
+    let s: [SecretPoly; L] = core::array::from_fn(|_| inputs.secret());
+    c.bench_with_input(
+        BenchmarkId::new(format!("matrix_vector_L{L}"), name),
+        &(),
+        |b, _| b.iter(|| matrix_vector::<B, L>(&mut backend, black_box(&a), black_box(&s))),
+    );
+}
+
+fn bench_backend<B: PolyMul + Clone>(c: &mut Criterion, name: &str, backend: B) {
+    let mut inputs = Inputs(0x5eed);
+    let (a, s) = (inputs.poly(), inputs.secret());
+    let mut one = backend.clone();
+    c.bench_with_input(BenchmarkId::new("product", name), &(), |b, _| {
+        b.iter(|| one.mul(black_box(&a), black_box(&s)))
+    });
+    bench_matrix_vector::<B, 2>(c, name, backend.clone());
+    bench_matrix_vector::<B, 3>(c, name, backend.clone());
+    bench_matrix_vector::<B, 4>(c, name, backend);
+}
+
+/// The three steps of the AVX2 and scalar paths on their own.
+fn bench_steps<B: PolyMul>(c: &mut Criterion, name: &str, mut backend: B) {
+    let mut inputs = Inputs(7);
+    let (a, s) = (inputs.poly(), inputs.secret());
+    let prepared = backend.prepare(&s);
+    let mut acc = backend.accumulator();
+    backend.mul_acc(&mut acc, &a, &prepared);
+    c.bench_with_input(BenchmarkId::new("step_prepare", name), &(), |b, _| {
+        b.iter(|| backend.prepare(black_box(&s)))
+    });
+    c.bench_with_input(BenchmarkId::new("step_mul_acc", name), &(), |b, _| {
+        b.iter(|| {
+            let mut acc = backend.accumulator();
+            backend.mul_acc(&mut acc, black_box(&a), black_box(&prepared));
+            acc
+        })
+    });
+    c.bench_with_input(BenchmarkId::new("step_finish", name), &(), |b, _| {
+        b.iter(|| backend.finish(black_box(&acc)))
+    });
+}
+
+fn backends(c: &mut Criterion) {
+    macro_rules! run {
+        ($id:ident, $name:expr, $ctor:expr) => {
+            bench_backend(c, $name, $ctor);
+        };
+    }
+    // A closure, so that a backend missing on this CPU can `return` (skip) from it.
+    let mut all = || {
+        backends::for_each_backend!(run);
+    };
+    all();
+}
+
+fn steps(c: &mut Criterion) {
+    bench_steps(c, "ntt-scalar", NttScalar);
+    match NttAvx2::new() {
+        Some(avx2) => bench_steps(c, "ntt-avx2", avx2),
+        None => eprintln!("skipped: ntt-avx2 steps (CPU without AVX2)"),
+    }
+}
+
+/// Scalar kernels with 5, 6, 7 and 8 (complete) layers, same prime and same code.
+fn layer_counts(c: &mut Criterion) {
+    bench_matrix_vector::<_, 3>(c, "scalar-5-layers", NttScalarLayers::<5>);
+    bench_matrix_vector::<_, 3>(c, "scalar-6-layers", NttScalarLayers::<6>);
+    bench_matrix_vector::<_, 3>(c, "scalar-7-layers", NttScalarLayers::<7>);
+    bench_matrix_vector::<_, 3>(c, "scalar-8-layers", NttScalarLayers::<8>);
+}
+
+const _: () = assert!(N == 256);
+
+criterion_group!(benches, backends, steps, layer_counts);
+criterion_main!(benches);

@@ -1,0 +1,343 @@
+//! Times keygen / encaps / decaps of LightSaber, Saber and FireSaber in one run for:
+//! saber-kem with its default backend, saber-kem with each backend of the project's list
+//! (`tests/support/backends.rs`), saber-kem with a multiplier that does nothing (what the KEM
+//! core costs besides multiplication), pqcrypto-saber (PQClean C, AVX2 picked at run time), and the
+//! Keccak floor (the operation's SHAKE128 / SHA3 calls alone, `shared/docs/anchors.md` §5), and
+//! prints µs with the ratios ours / pqcrypto-saber and ours / Keccak floor.
+//!
+//! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
+//! samples). Each cell is the minimum over 9 rounds of the median of up to 101 calls (or 15 ms);
+//! the rounds of one cell interleave all rows.
+
+use std::convert::Infallible;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use rand_core::{TryCryptoRng, TryRng};
+use saber_kem::hash::{sha3_256, sha3_512, shake128};
+use saber_kem::{FireSaber, LightSaber, Saber};
+use shake::XofReader;
+
+/// The project's backend list, included as the tests include it.
+#[path = "../../tests/support/backends.rs"]
+#[allow(unused_macros, dead_code)]
+mod backends;
+
+/// splitmix64: cheap, deterministic; the benchmark's RNG cost stays negligible.
+struct BenchRng(u64);
+
+impl TryRng for BenchRng {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.try_next_u64()? as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Ok(z ^ (z >> 31))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        for chunk in dst.chunks_mut(8) {
+            let x = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&x[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+impl TryCryptoRng for BenchRng {}
+
+/// A multiplier that does no work (outputs zero): the row timed with it is what the KEM core
+/// costs besides multiplication, a lower bound for every backend. Results are wrong, of course
+/// (decapsulation takes the implicit-rejection path, at the same cost).
+#[derive(Clone, Copy, Default)]
+struct NoMultiplication;
+
+impl saber_kem::PolyMul for NoMultiplication {
+    type Prepared = u8;
+    type Accumulator = u8;
+
+    fn prepare(&mut self, s: &saber_kem::poly::SecretPoly) -> u8 {
+        black_box(s);
+        0
+    }
+
+    fn accumulator(&mut self) -> u8 {
+        0
+    }
+
+    fn mul_acc(&mut self, acc: &mut u8, a: &saber_kem::poly::Poly, _: &u8) {
+        black_box(a);
+        *acc = 1;
+    }
+
+    fn finish(&mut self, _: &u8) -> saber_kem::poly::Poly {
+        saber_kem::poly::Poly::ZERO
+    }
+
+    fn name(&self) -> &'static str {
+        "no multiplication"
+    }
+}
+
+const OPS: [&str; 3] = ["keygen", "encaps", "decaps"];
+
+/// Median duration (ns) of up to `max_calls` calls of `f`, within about `budget`.
+fn median_ns(mut f: impl FnMut(), max_calls: usize, budget: Duration) -> f64 {
+    for _ in 0..3 {
+        f();
+    }
+    let start = Instant::now();
+    let mut samples = Vec::with_capacity(max_calls);
+    while samples.len() < max_calls && (samples.len() < 11 || start.elapsed() < budget) {
+        let t = Instant::now();
+        f();
+        samples.push(t.elapsed().as_nanos() as f64);
+    }
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() >> 1]
+}
+
+/// One row of the table: a name and a closure timing op `i` of variant `v` (returns ns).
+struct Row {
+    name: String,
+    time: Box<dyn FnMut(usize, usize, usize, Duration) -> f64>,
+}
+
+macro_rules! saber_kem_row {
+    ($name:expr, $backend:expr) => {{
+        let mut backend = $backend;
+        Row {
+            name: $name.to_string(),
+            time: Box::new(move |variant, op, calls, budget| match variant {
+                0 => time_saber_kem!(LightSaber, backend, op, calls, budget),
+                1 => time_saber_kem!(Saber, backend, op, calls, budget),
+                _ => time_saber_kem!(FireSaber, backend, op, calls, budget),
+            }),
+        }
+    }};
+}
+
+macro_rules! time_saber_kem {
+    ($kem:ty, $backend:expr, $op:expr, $calls:expr, $budget:expr) => {{
+        let mut rng = BenchRng(1);
+        let backend = &mut $backend;
+        let Ok((dk, ek)) = <$kem>::try_generate_with(backend, &mut rng);
+        let Ok((ct, _)) = ek.try_encapsulate_with(backend, &mut rng);
+        match $op {
+            0 => median_ns(
+                || {
+                    black_box(<$kem>::try_generate_with(backend, &mut rng).ok());
+                },
+                $calls,
+                $budget,
+            ),
+            1 => median_ns(
+                || {
+                    black_box(ek.try_encapsulate_with(backend, &mut rng).ok());
+                },
+                $calls,
+                $budget,
+            ),
+            _ => median_ns(
+                || {
+                    black_box(dk.decapsulate_with(backend, black_box(&ct)));
+                },
+                $calls,
+                $budget,
+            ),
+        }
+    }};
+}
+
+macro_rules! default_row {
+    () => {
+        Row {
+            name: "saber-kem default".to_string(),
+            time: Box::new(|variant, op, calls, budget| match variant {
+                0 => time_default!(LightSaber, op, calls, budget),
+                1 => time_default!(Saber, op, calls, budget),
+                _ => time_default!(FireSaber, op, calls, budget),
+            }),
+        }
+    };
+}
+
+macro_rules! time_default {
+    ($kem:ty, $op:expr, $calls:expr, $budget:expr) => {{
+        let mut rng = BenchRng(2);
+        let (dk, ek) = <$kem>::generate(&mut rng);
+        let (ct, _) = ek.encapsulate(&mut rng);
+        match $op {
+            0 => median_ns(
+                || drop(black_box(<$kem>::generate(&mut rng))),
+                $calls,
+                $budget,
+            ),
+            1 => median_ns(
+                || drop(black_box(ek.encapsulate(&mut rng))),
+                $calls,
+                $budget,
+            ),
+            _ => median_ns(
+                || drop(black_box(dk.decapsulate(black_box(&ct)))),
+                $calls,
+                $budget,
+            ),
+        }
+    }};
+}
+
+macro_rules! time_pqcrypto {
+    ($m:ident, $op:expr, $calls:expr, $budget:expr) => {{
+        use pqcrypto_saber::$m;
+        let (pk, sk) = $m::keypair();
+        let (_, ct) = $m::encapsulate(&pk);
+        match $op {
+            0 => median_ns(
+                || {
+                    black_box($m::keypair());
+                },
+                $calls,
+                $budget,
+            ),
+            1 => median_ns(
+                || {
+                    black_box($m::encapsulate(black_box(&pk)));
+                },
+                $calls,
+                $budget,
+            ),
+            _ => median_ns(
+                || {
+                    black_box($m::decapsulate(black_box(&ct), black_box(&sk)));
+                },
+                $calls,
+                $budget,
+            ),
+        }
+    }};
+}
+
+/// Saber's sizes per variant: (L, mu, pk bytes, ct bytes).
+const SIZES: [(usize, usize, usize, usize); 3] =
+    [(2, 10, 672, 736), (3, 8, 992, 1088), (4, 6, 1312, 1472)];
+
+/// The hash work of one KEM operation alone (anchors.md §5): keygen = SHAKE128 of seed_A (one
+/// permutation) + matrix + secret + H(pk); encaps = H(m) + H(pk) + G + matrix + secret + H(ct)
+/// + H(K ‖ H(ct)); decaps = G + matrix + secret + H(ct) + final H. Round-3 layout.
+fn keccak_floor(variant: usize, op: usize) {
+    let (l, mu, pk_len, ct_len) = SIZES[variant];
+    let seed = black_box([7u8; 32]);
+    let mut matrix = [0u8; 4 * 4 * 416];
+    let mut secret = [0u8; 4 * 10 * 32];
+    let pk = black_box([1u8; 1312]);
+    let ct = black_box([2u8; 1472]);
+    let matrix_and_secret = |matrix: &mut [u8], secret: &mut [u8], seed: &[u8; 32]| {
+        shake128(&[seed]).read(&mut matrix[..l * l * 416]);
+        shake128(&[seed]).read(&mut secret[..l * mu * 32]);
+    };
+    match op {
+        0 => {
+            let mut seed_a = [0u8; 32];
+            shake128(&[&seed]).read(&mut seed_a);
+            matrix_and_secret(&mut matrix, &mut secret, &seed_a);
+            black_box(sha3_256(&[&pk[..pk_len]]));
+        }
+        1 => {
+            let m = sha3_256(&[&seed]);
+            let hpk = sha3_256(&[&pk[..pk_len]]);
+            let kr = sha3_512(&[&m, &hpk]);
+            matrix_and_secret(&mut matrix, &mut secret, &seed);
+            let hct = sha3_256(&[&ct[..ct_len]]);
+            black_box(sha3_256(&[&kr[..32], &hct]));
+        }
+        _ => {
+            let kr = sha3_512(&[&seed, &seed]);
+            matrix_and_secret(&mut matrix, &mut secret, &seed);
+            let hct = sha3_256(&[&ct[..ct_len]]);
+            black_box(sha3_256(&[&kr[..32], &hct]));
+        }
+    }
+    black_box((&matrix, &secret));
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (rounds, calls, budget) = if quick {
+        (3, 31, Duration::from_millis(5))
+    } else {
+        (9, 101, Duration::from_millis(15))
+    };
+
+    let mut rows: Vec<Row> = vec![default_row!()];
+    macro_rules! add_backend {
+        ($id:ident, $name:expr, $ctor:expr) => {
+            rows.push(saber_kem_row!(format!("saber-kem {}", $name), $ctor));
+        };
+    }
+    // A closure, so that a backend missing on this CPU can `return` (skip) from it.
+    let mut add_all = || {
+        backends::for_each_backend!(add_backend);
+    };
+    add_all();
+    rows.push(saber_kem_row!("saber-kem no-mul (bound)", NoMultiplication));
+    rows.push(Row {
+        name: "pqcrypto-saber 0.1.11".to_string(),
+        time: Box::new(|variant, op, calls, budget| match variant {
+            0 => time_pqcrypto!(lightsaber, op, calls, budget),
+            1 => time_pqcrypto!(saber, op, calls, budget),
+            _ => time_pqcrypto!(firesaber, op, calls, budget),
+        }),
+    });
+    rows.push(Row {
+        name: "Keccak floor".to_string(),
+        time: Box::new(|variant, op, calls, budget| {
+            median_ns(|| keccak_floor(variant, op), calls, budget)
+        }),
+    });
+    let pq = rows.len() - 2;
+    let floor = rows.len() - 1;
+
+    // best[row][variant][op]: the minimum over rounds of the per-round medians. Rounds run per
+    // cell and interleave the rows, so that every implementation of one cell is measured at
+    // nearly the same time (this machine class is shared: contention comes in bursts).
+    let mut best = vec![[[f64::MAX; 3]; 3]; rows.len()];
+    for v in 0..3 {
+        for op in 0..3 {
+            for _ in 0..rounds {
+                for (r, row) in rows.iter_mut().enumerate() {
+                    let t = (row.time)(v, op, calls, budget);
+                    best[r][v][op] = best[r][v][op].min(t);
+                }
+            }
+        }
+    }
+
+    let variants = ["LightSaber", "Saber", "FireSaber"];
+    println!(
+        "{:<24} {:<11} {:<7} {:>10} {:>10} {:>11}",
+        "implementation", "variant", "op", "µs", "/pqcrypto", "/Keccak fl."
+    );
+    for (r, row) in rows.iter().enumerate() {
+        for (v, variant) in variants.iter().enumerate() {
+            for (op, op_name) in OPS.iter().enumerate() {
+                let us = best[r][v][op] / 1000.0;
+                println!(
+                    "{:<24} {:<11} {:<7} {:>10.2} {:>10.2} {:>11.2}",
+                    row.name,
+                    variant,
+                    op_name,
+                    us,
+                    best[r][v][op] / best[pq][v][op],
+                    best[r][v][op] / best[floor][v][op],
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,422 @@
+//! NTT multiplication over a 32-bit prime, exact for Saber's power-of-two modulus
+//! (Chung, Hwang, Kannwischer, Seiler, Shih, Yang, "NTT Multiplication for NTT-unfriendly Rings",
+//! TCHES 2021(2); the incomplete 6-layer shape of Saber+, Zhang et al., IEEE TC 71(11), 2022;
+//! asymmetric base multiplication as in Becker et al., "Neon NTT", TCHES 2022(1)).
+//!
+//! # Method
+//!
+//! Z_{2^13} has no suitable roots of unity, so the product is computed **exactly over Z** and
+//! reduced mod 2^13 at the end: `a` is centred to [−4096, 4095] ([`crate::poly::centred`]), `s`
+//! has |s_i| <= 5 ([`crate::poly::SECRET_BOUND`]), and the sum of up to four products is computed
+//! in Z_{q'}\[x\]/(x^256 + 1) for a prime q' more than twice as large as any coefficient of that
+//! sum; its centred residue is then the integer itself, whose low 13 bits are the answer.
+//!
+//! - **Transform.** A 6-layer negacyclic NTT (Cooley–Tukey forward, Gentleman–Sande inverse)
+//!   splits x^256 + 1 into 64 blocks x^4 ∓ ζ. Signed Montgomery arithmetic with R = 2^32 on `i32`
+//!   values and `i64` products: no division, no branch, no table lookup at a data-dependent
+//!   index.
+//! - **Prepared secret** ([`NttPrepared`], 4 KiB): the NTT of `s` as four 4×4 matrices per block
+//!   pair, column i of block x^4 − ζ being (b_0..b_3 shifted down by i, with the wrapped entries
+//!   multiplied by ζ once here), so every base multiplication row is a plain dot product.
+//! - **Accumulator** ([`NttAccumulator`], 2 KiB): the `i64` sums of the base products of up to
+//!   four `mul_acc` calls, not reduced at all; `finish` does one Montgomery reduction per
+//!   coefficient, one inverse NTT and the canonical centred reduction.
+//! - A matrix-vector product of rank L thus costs L² + L forward and L inverse transforms.
+//!
+//! # The prime and the bound proof
+//!
+//! q' = **41,944,577** = 2^9 · 81,923 + 1, the smallest prime above 2 · 4 · 256 · 4096 · 5 =
+//! 41,943,040 with 512 | q' − 1 (so 5-, 6-, 7- and complete 8-layer transforms all exist over
+//! it). Let η <= 5 bound |s_i| and L <= 4 be the number of accumulated products.
+//!
+//! 1. **Exactness.** Every coefficient of Σ_{k<L} a_k·s_k over Z\[x\]/(x^256 + 1) is a sum of
+//!    L·256 terms of size <= 4096·η, hence at most 4·256·4096·5 = 20,971,520 <= (q' − 1)/2 =
+//!    20,972,288. The canonical centred residue mod q' therefore *is* the integer coefficient.
+//!    The Saber parameter sets need less (L·η = 2·5, 3·4, 4·3: at most 12,582,912, which
+//!    25,166,081 would cover), but the [`PolyMul`] contract allows any four products with
+//!    |s_i| <= 5, and the differential tests exercise exactly that.
+//! 2. **Montgomery.** `montgomery_reduce(x)` = (x − m·q')/2^32 with |m| <= 2^31, so its result r
+//!    satisfies |r| <= |x|/2^32 + q'/2. A product by a centred constant (|ζ| <= q'/2) gives
+//!    |a·ζ·2^(−32)| <= q'·(|a|/2^33 + 1/2). (q'/2^32 < 0.009766.)
+//! 3. **Forward NTT, no intermediate reduction.** Each layer adds at most the product bound
+//!    of (2) to the magnitude; with |a| < 3.1·q' throughout, that is <= 0.5151·q' per layer. From
+//!    |a_i| <= 4096 (or 5), six layers give |â| <= 4096 + 6·0.5151·q' < 3.1·q' < 2^27.
+//! 4. **Base multiplication, lazily accumulated in `i64`.** Prepared entries are canonical
+//!    (|b| <= (q' − 1)/2). One output coefficient of one product is a 4-term dot product, so L = 4
+//!    accumulated products sum 16 terms: |Σ| <= 16 · 3.1·q' · q'/2 = 24.8·q'^2 < 4.4·10^16 < 2^56,
+//!    far inside `i64` and inside the Montgomery precondition |x| < 2^63 − 2^31·q'.
+//! 5. **Reduction in `finish`**: |r| <= 24.8·q'^2/2^32 + q'/2 <= 0.7422·q'.
+//! 6. **Inverse NTT, no intermediate reduction.** Each Gentleman–Sande layer maps (u, v) to
+//!    (u + v, (u − v)·ζ^(−1)); sums at most double, the products stay below q'·(|u − v|/2^33 +
+//!    1/2), smaller than the sums' bound. After six layers |x| <= 2^6 · 0.7422·q' = 47.5·q' =
+//!    1,992,400,000 < 2^31 − 1, and every difference along the way obeys the same bound.
+//! 7. **Final scaling** by F = 2^64/2^6 mod q' (undoing the 2^6 of the butterflies and the
+//!    2^(−32) of step 5): |r| <= 47.5·q' · q'/2^33 + q'/2 < 0.74·q' < q', so one conditional
+//!    subtraction and one conditional addition (masks, no branch) give the canonical centred
+//!    residue, which by (1) is the exact coefficient. Output: that integer wrapped to `u16`.
+//!
+//! The measurement variants with 5, 7 and 8 layers (benchmarks only) satisfy the same chain:
+//! fewer layers raise the base-product sum (32 terms for 5 layers: <= 0.91·q' after step 5, 32×
+//! growth); more layers lower it but would overflow `i32` in the inverse, so from the sixth
+//! inverse layer on the sums are reduced by one Montgomery multiplication by 2^32 mod q'.
+//!
+//! # Backends and dispatch
+//!
+//! [`NttScalar`] is portable Rust for every target (32-bit ones use `i64` products as
+//! `mul`/`mulh` pairs). [`NttAvx2`] runs the same arithmetic eight lanes wide on x86/x86_64
+//! with AVX2 and produces the same accumulators, prepared secrets and outputs bit for bit
+//! (`NttAvx2::new()` is `None` without AVX2, and always on other architectures). [`Ntt`]
+//! detects AVX2 once at construction (CPUID through `cpufeatures`, cached process-wide) and keeps
+//! the token; when the target enables AVX2 at compile time it uses the AVX2 path
+//! unconditionally. All three share [`NttPrepared`] and [`NttAccumulator`].
+//!
+//! # Measurements (which prime, how many layers)
+//!
+//! One prime serves every layer count, so only the layer count was measured: the scalar kernels
+//! (same code, `NttScalarLayers<L>`), a Saber-sized L = 3 matrix-vector product with every
+//! secret prepared once (3 `prepare`, 9 `mul_acc`, 3 `finish`), x86-64 Xeon (Sapphire Rapids
+//! class, KVM, 2 vCPUs, shared and loaded while measuring: minimum of 200 batches):
+//!
+//! | layers | blocks | base product | time | instructions (callgrind) |
+//! |---|---|---|---:|---:|
+//! | 5 | 32 × (x^8 ∓ ζ) | 8×8 | 30.4 µs | 493 k |
+//! | **6** | **64 × (x^4 ∓ ζ)** | **4×4** | **25.2 µs** | **369 k** |
+//! | 7 | 128 × (x^2 ∓ ζ) | 2×2 | 27.5 µs | 405 k |
+//! | 8 (complete) | 256 pointwise | 1×1 | 29.1 µs | 435 k |
+//!
+//! Six layers are fastest for the scalar code, and they suit AVX2 best too: layers 1–5 pair
+//! whole registers, the sixth pairs 128-bit halves, and a 4-coefficient block is exactly one
+//! 128-bit half, so the base multiplication broadcasts within halves (`vpshufd`) with no
+//! cross-lane shuffles; 7 or 8 layers would add in-lane shuffle layers for fewer base products.
+//! Same product with the AVX2 path: 7.0 µs and 82 k instructions (3.4–4× the scalar code);
+//! per step about 0.6 µs `prepare`, 0.46 µs `mul_acc`, 0.38 µs `finish`. `cargo bench --bench ntt`
+//! reproduces these (and compares against every other backend); `peer-bench/` measures whole
+//! KEM operations against pqcrypto-saber.
+
+use zeroize::Zeroize;
+
+use crate::poly::{N, Poly, SecretPoly};
+use crate::polymul::PolyMul;
+
+mod params;
+mod scalar;
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx2;
+
+use params::{LayerCount, Layers6};
+
+/// A secret in the NTT domain: for each of the 64 blocks mod x^4 ∓ ζ, its 4×4 base-multiplication
+/// matrix (the ζ-multiples precomputed). 4 KiB. Wiped by the caller (the [`PolyMul`] contract).
+#[derive(Clone)]
+pub struct NttPrepared {
+    columns: [i32; 4 * N],
+}
+
+// Through a slice: `zeroize` wipes slices with one bulk fill and an optimisation barrier, arrays
+// one volatile store per element (1,024 stores here, a measurable share of `prepare`).
+impl Zeroize for NttPrepared {
+    fn zeroize(&mut self) {
+        self.columns.as_mut_slice().zeroize();
+    }
+}
+
+impl core::fmt::Debug for NttPrepared {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("NttPrepared(<redacted>)")
+    }
+}
+
+/// A sum of up to four products in the NTT domain: unreduced `i64` base-product sums, 2 KiB.
+/// Wiped by the caller.
+#[derive(Clone)]
+pub struct NttAccumulator {
+    sums: [i64; N],
+}
+
+impl Zeroize for NttAccumulator {
+    fn zeroize(&mut self) {
+        self.sums.as_mut_slice().zeroize();
+    }
+}
+
+impl core::fmt::Debug for NttAccumulator {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("NttAccumulator(<redacted>)")
+    }
+}
+
+impl NttAccumulator {
+    const ZERO: Self = Self { sums: [0; N] };
+}
+
+/// The portable NTT backend (any target).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NttScalar;
+
+impl PolyMul for NttScalar {
+    type Prepared = NttPrepared;
+    type Accumulator = NttAccumulator;
+
+    fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
+        let mut out = NttPrepared {
+            columns: [0; 4 * N],
+        };
+        scalar::prepare::<Layers6>(s, &mut out.columns);
+        out
+    }
+
+    fn accumulator(&mut self) -> NttAccumulator {
+        NttAccumulator::ZERO
+    }
+
+    fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
+        scalar::mul_acc::<Layers6>(&mut acc.sums, a, &s.columns);
+    }
+
+    fn finish(&mut self, acc: &NttAccumulator) -> Poly {
+        scalar::finish::<Layers6>(&acc.sums)
+    }
+
+    fn name(&self) -> &'static str {
+        "ntt-scalar"
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+type Avx2Proof = avx2::Avx2Token;
+
+/// Uninhabited: AVX2 never exists off x86.
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+#[derive(Clone, Copy, Debug)]
+enum Avx2Proof {}
+
+/// The AVX2 NTT backend: same results as [`NttScalar`], bit for bit. Only constructible on a CPU
+/// with AVX2.
+#[derive(Clone, Copy, Debug)]
+pub struct NttAvx2 {
+    token: Avx2Proof,
+}
+
+impl NttAvx2 {
+    /// The AVX2 backend, or `None` when the CPU (or the architecture) lacks AVX2.
+    pub fn new() -> Option<Self> {
+        cfg_if::cfg_if! {
+            if #[cfg(any(target_arch = "x86", target_arch = "x86_64"))] {
+                avx2::Avx2Token::detect().map(|token| Self { token })
+            } else {
+                None
+            }
+        }
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl PolyMul for NttAvx2 {
+    type Prepared = NttPrepared;
+    type Accumulator = NttAccumulator;
+
+    fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
+        let mut out = NttPrepared {
+            columns: [0; 4 * N],
+        };
+        avx2::prepare(self.token, s, &mut out.columns);
+        out
+    }
+
+    fn accumulator(&mut self) -> NttAccumulator {
+        NttAccumulator::ZERO
+    }
+
+    fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
+        avx2::mul_acc(self.token, &mut acc.sums, a, &s.columns);
+    }
+
+    fn finish(&mut self, acc: &NttAccumulator) -> Poly {
+        avx2::finish(self.token, &acc.sums)
+    }
+
+    fn name(&self) -> &'static str {
+        "ntt-avx2"
+    }
+}
+
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+impl PolyMul for NttAvx2 {
+    type Prepared = NttPrepared;
+    type Accumulator = NttAccumulator;
+
+    fn prepare(&mut self, _: &SecretPoly) -> NttPrepared {
+        match self.token {}
+    }
+
+    fn accumulator(&mut self) -> NttAccumulator {
+        match self.token {}
+    }
+
+    fn mul_acc(&mut self, _: &mut NttAccumulator, _: &Poly, _: &NttPrepared) {
+        match self.token {}
+    }
+
+    fn finish(&mut self, _: &NttAccumulator) -> Poly {
+        match self.token {}
+    }
+
+    fn name(&self) -> &'static str {
+        match self.token {}
+    }
+}
+
+cfg_if::cfg_if! {
+    if #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), target_feature = "avx2"))] {
+        /// The NTT backend with the best path for this CPU: here the target enables AVX2 at
+        /// compile time, so always [`NttAvx2`].
+        #[derive(Clone, Copy, Debug)]
+        pub struct Ntt {
+            avx2: NttAvx2,
+        }
+
+        impl Ntt {
+            /// The backend (no run-time detection needed on this target).
+            pub fn new() -> Self {
+                match NttAvx2::new() {
+                    Some(avx2) => Self { avx2 },
+                    None => unreachable!("the target enables AVX2 at compile time"),
+                }
+            }
+
+            fn path(&self) -> Option<NttAvx2> {
+                Some(self.avx2)
+            }
+        }
+    } else if #[cfg(any(target_arch = "x86", target_arch = "x86_64"))] {
+        /// The NTT backend with the best path for this CPU: [`NttAvx2`] when CPUID reports AVX2
+        /// (detected once, at construction), [`NttScalar`] otherwise.
+        #[derive(Clone, Copy, Debug)]
+        pub struct Ntt {
+            avx2: Option<NttAvx2>,
+        }
+
+        impl Ntt {
+            /// Detects the CPU's features and picks the path.
+            pub fn new() -> Self {
+                Self { avx2: NttAvx2::new() }
+            }
+
+            fn path(&self) -> Option<NttAvx2> {
+                self.avx2
+            }
+        }
+    } else {
+        /// The NTT backend with the best path for this CPU: on this architecture, [`NttScalar`].
+        #[derive(Clone, Copy, Debug)]
+        pub struct Ntt {
+            _private: (),
+        }
+
+        impl Ntt {
+            /// The backend.
+            pub fn new() -> Self {
+                Self { _private: () }
+            }
+
+            fn path(&self) -> Option<NttAvx2> {
+                None
+            }
+        }
+    }
+}
+
+impl Default for Ntt {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PolyMul for Ntt {
+    type Prepared = NttPrepared;
+    type Accumulator = NttAccumulator;
+
+    fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
+        match self.path() {
+            Some(mut avx2) => avx2.prepare(s),
+            None => NttScalar.prepare(s),
+        }
+    }
+
+    fn accumulator(&mut self) -> NttAccumulator {
+        NttAccumulator::ZERO
+    }
+
+    fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
+        match self.path() {
+            Some(mut avx2) => avx2.mul_acc(acc, a, s),
+            None => NttScalar.mul_acc(acc, a, s),
+        }
+    }
+
+    fn finish(&mut self, acc: &NttAccumulator) -> Poly {
+        match self.path() {
+            Some(mut avx2) => avx2.finish(acc),
+            None => NttScalar.finish(acc),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self.path() {
+            Some(_) => "ntt-avx2",
+            None => "ntt-scalar",
+        }
+    }
+}
+
+/// The scalar kernels with another layer count, for the layer-count measurement in
+/// `benches/ntt.rs` only (not part of the supported API).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NttScalarLayers<const LAYERS: usize>;
+
+/// Prepared secret of [`NttScalarLayers`]: up to 8 matrix entries per coefficient.
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct NttLayersPrepared {
+    columns: [i32; 8 * N],
+}
+
+impl Zeroize for NttLayersPrepared {
+    fn zeroize(&mut self) {
+        self.columns.as_mut_slice().zeroize();
+    }
+}
+
+impl<const LAYERS: usize> PolyMul for NttScalarLayers<LAYERS> {
+    type Prepared = NttLayersPrepared;
+    type Accumulator = NttAccumulator;
+
+    fn prepare(&mut self, s: &SecretPoly) -> NttLayersPrepared {
+        let mut out = NttLayersPrepared {
+            columns: [0; 8 * N],
+        };
+        scalar::prepare::<LayerCount<LAYERS>>(s, &mut out.columns);
+        out
+    }
+
+    fn accumulator(&mut self) -> NttAccumulator {
+        NttAccumulator::ZERO
+    }
+
+    fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttLayersPrepared) {
+        scalar::mul_acc::<LayerCount<LAYERS>>(&mut acc.sums, a, &s.columns);
+    }
+
+    fn finish(&mut self, acc: &NttAccumulator) -> Poly {
+        scalar::finish::<LayerCount<LAYERS>>(&acc.sums)
+    }
+
+    fn name(&self) -> &'static str {
+        "ntt-scalar-layers"
+    }
+}
+
+#[cfg(test)]
+mod tests;

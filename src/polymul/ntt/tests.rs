@@ -1,0 +1,130 @@
+//! Unit tests: the layer-count variants against the oracle, and the scalar and AVX2 paths
+//! against each other at every step (prepared secrets, accumulators, outputs: bit for bit).
+
+extern crate std;
+
+use std::vec;
+use std::vec::Vec;
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::poly::{Q_MASK, SECRET_BOUND};
+use crate::polymul::Schoolbook;
+
+fn poly_strategy() -> impl Strategy<Value = Poly> {
+    prop_oneof![
+        proptest::collection::vec(any::<u16>(), N),
+        proptest::collection::vec(prop::sample::select(vec![0u16, 4095, 4096, 8191]), N),
+    ]
+    .prop_map(|v| Poly {
+        coeffs: v.try_into().unwrap(),
+    })
+}
+
+fn secret_strategy() -> impl Strategy<Value = SecretPoly> {
+    let b = SECRET_BOUND;
+    prop_oneof![
+        proptest::collection::vec(-b..=b, N),
+        proptest::collection::vec(prop::sample::select(vec![-b, b]), N),
+    ]
+    .prop_map(|v| SecretPoly {
+        coeffs: v.try_into().unwrap(),
+    })
+}
+
+fn sum_with<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) -> Poly {
+    let mut acc = backend.accumulator();
+    for (a, s) in terms {
+        let prepared = backend.prepare(s);
+        backend.mul_acc(&mut acc, a, &prepared);
+    }
+    backend.finish(&acc)
+}
+
+fn masked(p: &Poly) -> [u16; N] {
+    p.coeffs.map(|c| c & Q_MASK)
+}
+
+/// The largest sum the contract allows: four products of 4096·x^i-style extremes with ±5.
+fn extreme_terms() -> Vec<(Poly, SecretPoly)> {
+    let a = Poly { coeffs: [4096; N] };
+    let s = SecretPoly {
+        coeffs: [SECRET_BOUND; N],
+    };
+    (0..4).map(|_| (a.clone(), s.clone())).collect()
+}
+
+#[test]
+fn layer_variants_match_schoolbook_on_the_extreme_sum() {
+    let terms = extreme_terms();
+    let want = masked(&sum_with(Schoolbook, &terms));
+    assert_eq!(masked(&sum_with(NttScalarLayers::<5>, &terms)), want);
+    assert_eq!(masked(&sum_with(NttScalarLayers::<6>, &terms)), want);
+    assert_eq!(masked(&sum_with(NttScalarLayers::<7>, &terms)), want);
+    assert_eq!(masked(&sum_with(NttScalarLayers::<8>, &terms)), want);
+    assert_eq!(masked(&sum_with(NttScalar, &terms)), want);
+}
+
+#[test]
+fn output_is_the_exact_integer_wrapped_to_u16() {
+    // (4096·Σx^i)·(5·Σx^i) has coefficient k = 4096·5·((k + 1) − (255 − k)) in Z; summed four
+    // times, coefficient 255 is 4·4096·5·256 = 20,971,520, the contract's extreme.
+    let got = sum_with(NttScalar, &extreme_terms());
+    for (k, &c) in got.coeffs.iter().enumerate() {
+        let exact = 4 * 4096 * 5 * (2 * k as i64 + 2 - 256);
+        assert_eq!(c, exact as u16, "coefficient {k}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn layer_variants_match_schoolbook(
+        terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
+    ) {
+        let want = masked(&sum_with(Schoolbook, &terms));
+        prop_assert_eq!(masked(&sum_with(NttScalarLayers::<5>, &terms)), want);
+        prop_assert_eq!(masked(&sum_with(NttScalarLayers::<7>, &terms)), want);
+        prop_assert_eq!(masked(&sum_with(NttScalarLayers::<8>, &terms)), want);
+    }
+
+    #[test]
+    fn scalar_and_avx2_agree_bit_for_bit(
+        terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
+    ) {
+        let Some(mut avx2) = NttAvx2::new() else {
+            std::eprintln!("note: CPU without AVX2, scalar/AVX2 comparison skipped");
+            return Ok(());
+        };
+        let mut scalar = NttScalar;
+        let mut acc_scalar = scalar.accumulator();
+        let mut acc_avx2 = avx2.accumulator();
+        let mut acc_mixed = scalar.accumulator();
+        for (a, s) in &terms {
+            let p_scalar = scalar.prepare(s);
+            let p_avx2 = avx2.prepare(s);
+            prop_assert_eq!(p_scalar.columns, p_avx2.columns);
+            scalar.mul_acc(&mut acc_scalar, a, &p_scalar);
+            avx2.mul_acc(&mut acc_avx2, a, &p_avx2);
+            prop_assert_eq!(acc_scalar.sums, acc_avx2.sums);
+            // Each step of one path accepts the other's state.
+            avx2.mul_acc(&mut acc_mixed, a, &p_scalar);
+        }
+        prop_assert_eq!(acc_mixed.sums, acc_scalar.sums);
+        let out_scalar = scalar.finish(&acc_scalar);
+        prop_assert_eq!(out_scalar.coeffs, avx2.finish(&acc_scalar).coeffs);
+        prop_assert_eq!(out_scalar.coeffs, Ntt::new().finish(&acc_avx2).coeffs);
+    }
+}
+
+#[test]
+fn auto_backend_picks_avx2_when_present() {
+    let expected = if NttAvx2::new().is_some() {
+        "ntt-avx2"
+    } else {
+        "ntt-scalar"
+    };
+    assert_eq!(Ntt::new().name(), expected);
+}

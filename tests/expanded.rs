@@ -1,0 +1,66 @@
+//! Expanded keys: the KAT records through expanded encapsulation and decapsulation on every
+//! backend that can cache public operands, implicit rejection, and the documented memory cost.
+
+mod support;
+
+use saber_kem::polymul::{Schoolbook, ToomCook};
+use saber_kem::{ExpandedDecapsulationKey, ExpandedEncapsulationKey, Plus, Round3};
+use support::kat::{check, records_expanded};
+
+macro_rules! expanded_kats {
+    ($($test:ident: $backend:expr, $name:literal, $alias:ident, $v:ty, $l:literal, $mu:literal, $et:literal;)*) => {$(
+        #[test]
+        fn $test() {
+            let recs = records_expanded::<$v, _, $l, $mu, $et>(&mut $backend);
+            check::<saber_kem::$alias>(concat!("expanded ", $name), &recs);
+        }
+    )*};
+}
+
+expanded_kats! {
+    toom_lightsaber: ToomCook, "toom-cook", LightSaber, Round3, 2, 10, 3;
+    toom_saber: ToomCook, "toom-cook", Saber, Round3, 3, 8, 4;
+    toom_firesaber: ToomCook, "toom-cook", FireSaber, Round3, 4, 6, 6;
+    toom_saber_plus: ToomCook, "toom-cook", SaberPlus, Plus, 3, 8, 4;
+    schoolbook_lightsaber: Schoolbook, "schoolbook", LightSaber, Round3, 2, 10, 3;
+    schoolbook_firesaber_plus: Schoolbook, "schoolbook", FireSaberPlus, Plus, 4, 6, 6;
+}
+
+#[test]
+fn tampered_ciphertexts_are_rejected_through_expanded_keys() {
+    use saber_kem::{Ciphertext, Saber};
+    let mut rng = support::drbg::NistDrbg::new(&[3; 48]);
+    let mut backend = ToomCook;
+    let (dk, ek) = Saber::try_generate_with(&mut backend, &mut rng).unwrap();
+    let expanded = ExpandedDecapsulationKey::new(&mut backend, &dk);
+    let (ct, ss) = ek.encapsulate(&mut rng);
+    assert_eq!(expanded.decapsulate(&mut backend, &ct), ss);
+    let mut bytes = ct.as_bytes().to_vec();
+    bytes[100] ^= 0x10;
+    let tampered = Ciphertext::<Saber>::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        expanded.decapsulate(&mut backend, &tampered),
+        dk.decapsulate_with(&mut backend, &tampered)
+    );
+}
+
+/// The table in the `expanded` module docs.
+#[cfg(target_pointer_width = "64")]
+#[test]
+fn documented_memory_cost() {
+    use core::mem::size_of;
+    use saber_kem::{FireSaber, LightSaber, Saber};
+    let toom = [
+        size_of::<ExpandedEncapsulationKey<LightSaber, ToomCook>>(),
+        size_of::<ExpandedDecapsulationKey<LightSaber, ToomCook>>(),
+        size_of::<ExpandedEncapsulationKey<Saber, ToomCook>>(),
+        size_of::<ExpandedDecapsulationKey<Saber, ToomCook>>(),
+        size_of::<ExpandedEncapsulationKey<FireSaber, ToomCook>>(),
+        size_of::<ExpandedDecapsulationKey<FireSaber, ToomCook>>(),
+    ];
+    assert_eq!(
+        toom,
+        [3776, 9952, 7168, 16384, 11584, 23840],
+        "update the table in src/expanded.rs"
+    );
+}
