@@ -14,6 +14,7 @@ pub mod encoding;
 pub mod error;
 pub mod expanded;
 pub mod hash;
+pub mod hw;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;

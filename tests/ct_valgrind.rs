@@ -22,8 +22,10 @@
 //! This is a `harness = false` test. Without arguments it is the driver: it re-runs itself
 //! under `valgrind` once per case (`--child CASE`) and checks each verdict. If valgrind is
 //! missing it says so and passes, unless `SABER_CT_REQUIRE_VALGRIND=1` (set by `.ci/ct.sh`).
-//! A plain `cargo test` runs a quick subset (LightSaber and LightSaber+ on every backend, and the
-//! negative controls); `SABER_CT_FULL=1` runs every case. `SABER_CT_FILTER=text` runs only the
+//! A plain `cargo test --release` runs a quick subset (LightSaber and LightSaber+ on every
+//! backend, and the negative controls); a build with debug assertions skips, since overflow
+//! checks and `subtle`'s debug assertions branch on secrets by design. `SABER_CT_FULL=1` runs
+//! every case. `SABER_CT_FILTER=text` runs only the
 //! cases whose name contains `text`.
 //! Run: `.ci/ct.sh`, or `cargo test --release --test ct_valgrind`.
 #![allow(unsafe_code)] // Valgrind client requests are inline assembly (module `valgrind`).
@@ -414,6 +416,22 @@ fn main() -> ExitCode {
     {
         run_case(name);
         return ExitCode::SUCCESS;
+    }
+
+    if cfg!(debug_assertions) {
+        // Builds with debug assertions branch on secret data by design: overflow checks on
+        // arithmetic and `subtle`'s own debug assertions. The constant-time claim is for
+        // optimised builds without them (`--release`), which `.ci/ct.sh` checks.
+        println!(
+            "ct_valgrind: skipped in a build with debug assertions; \
+             run `cargo test --release --test ct_valgrind` (or .ci/ct.sh)"
+        );
+        let required = std::env::var("SABER_CT_REQUIRE_VALGRIND").as_deref() == Ok("1");
+        return if required {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
     }
 
     let filter = std::env::var("SABER_CT_FILTER").unwrap_or_default();

@@ -37,11 +37,13 @@ use crate::polyvec;
 use crate::sampling::MatrixSource;
 
 pub mod karatsuba;
+pub mod kronecker;
 pub mod ntt;
 pub mod schoolbook;
 pub mod toom_cook;
 
 pub use karatsuba::Karatsuba;
+pub use kronecker::{Kronecker, KroneckerSoft, SoftwareBigMul};
 pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttScalar};
 pub use schoolbook::Schoolbook;
 pub use toom_cook::ToomCook;
@@ -53,6 +55,8 @@ cfg_if::cfg_if! {
         type Selected = Schoolbook;
     } else if #[cfg(saber_polymul = "toom_cook")] {
         type Selected = ToomCook;
+    } else if #[cfg(saber_polymul = "kronecker")] {
+        type Selected = KroneckerSoft;
     } else if #[cfg(any(saber_polymul = "ntt", target_arch = "x86_64"))] {
         // x86_64: the NTT with its run-time-detected AVX2 path is 1.6-1.8x faster than
         // Toom-Cook for every operation (BENCHMARKS.md, peer-bench).
