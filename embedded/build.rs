@@ -1,6 +1,6 @@
 //! Puts the target's `memory.x` where the runtime crates' `link.x` looks for it, and turns the
 //! backend and parameter-set selections (`SABER_EMBEDDED_BACKENDS`, `SABER_EMBEDDED_VARIANTS`:
-//! comma-separated names, default `all`) into cfgs.
+//! comma-separated names; default every software backend and every parameter set) into cfgs.
 
 use std::env;
 use std::fs;
@@ -19,15 +19,33 @@ fn main() {
         println!("cargo:rustc-link-search={}", out.display());
         println!("cargo:rerun-if-changed={file}");
     }
-    select("SABER_EMBEDDED_BACKENDS", "embedded_backend");
-    select("SABER_EMBEDDED_VARIANTS", "embedded_variant");
+    println!("cargo:rerun-if-changed=../tests/support/backends.rs");
+    select(
+        "SABER_EMBEDDED_BACKENDS",
+        "embedded_backend",
+        &software_backends(),
+    );
+    select("SABER_EMBEDDED_VARIANTS", "embedded_variant", "all");
 }
 
-/// `cfg(key = "name")` for each comma-separated name in the variable (default `all`).
-fn select(variable: &str, key: &str) {
+/// The software backends of `tests/support/backends.rs`: the first string of each
+/// `$callback!(ident, "name", …)` entry, without x86 SIMD (`avx2`) and host models of hardware
+/// (`esp32`), which do not apply to these cores.
+fn software_backends() -> String {
+    let list = fs::read_to_string("../tests/support/backends.rs").unwrap_or_default();
+    list.split("$callback!(")
+        .skip(1)
+        .filter_map(|entry| entry.split('"').nth(1))
+        .filter(|name| !name.contains("avx2") && !name.contains("esp32"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `cfg(key = "name")` for each comma-separated name in the variable (or in `default`).
+fn select(variable: &str, key: &str, default: &str) {
     println!("cargo:rustc-check-cfg=cfg({key}, values(any()))");
     println!("cargo:rerun-if-env-changed={variable}");
-    let selected = env::var(variable).unwrap_or_else(|_| "all".into());
+    let selected = env::var(variable).unwrap_or_else(|_| default.into());
     for name in selected.split(',').map(str::trim).filter(|n| !n.is_empty()) {
         println!("cargo:rustc-cfg={key}=\"{name}\"");
     }

@@ -139,7 +139,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         ct: &[u8],
     ) -> SharedSecret {
         if B::STREAMING {
-            return crate::lowmem::decapsulate::<V, B, L, MU, ET>(
+            return crate::lowmem::decapsulate::<V, B, S, L, MU, ET>(
                 backend, dk.secret, dk.pk, dk.hpk, dk.z, ct,
             );
         }

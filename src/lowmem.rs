@@ -25,7 +25,7 @@
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::ct::select_into;
+use crate::ct::KeySelect;
 use crate::encoding::packed_len;
 use crate::hash::{sha3_256, sha3_512};
 use crate::kem::SharedSecret;
@@ -467,6 +467,7 @@ pub(crate) fn encapsulate<
 pub(crate) fn decapsulate<
     V: Variant,
     B: PolyMul,
+    S: KeySelect,
     const L: usize,
     const MU: usize,
     const ET: usize,
@@ -491,6 +492,6 @@ pub(crate) fn decapsulate<
     };
     // Implicit rejection: K = H(z ‖ H(c)) on any mismatch, selected without a branch.
     let mismatch: Choice = !difference.ct_eq(&0);
-    select_into(&mut k, z, mismatch);
+    S::select_into(&mut k, z, mismatch);
     SharedSecret(hash_h(&[&k[..], &hash_h(&[ct])]))
 }

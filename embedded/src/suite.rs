@@ -272,7 +272,7 @@ fn run_backend<B: PolyMul>(mut make: impl FnMut() -> B, name: &str) -> bool {
 }
 
 /// Every backend of `tests/support/backends.rs` that the build selected
-/// (`SABER_EMBEDDED_BACKENDS`, default all).
+/// (`SABER_EMBEDDED_BACKENDS`; default: every software backend, see `build.rs`).
 pub fn run_all() -> bool {
     let (per_count, calibrated) = platform::calibrate();
     outln!("calibration,{ISA},{per_count}");

@@ -216,17 +216,14 @@ pub fn decapsulate(data: &[u8]) {
     dispatch_set!(selector, decapsulate_set(mode, &mut input));
 }
 
-fn decode_set<V: Variant, const L: usize, const MU: usize, const ET: usize>(
-    shape: u8,
-    input: &[u8],
-) where
+fn decode_set<V: Variant, const L: usize, const MU: usize, const ET: usize>(shape: u8, input: &[u8])
+where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     type K<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
-    type P<V, const L: usize, const MU: usize, const ET: usize> = K<V, L, MU, ET>;
-    let pk_len = len_of::<<P<V, L, MU, ET> as ParameterSet>::PublicKeyBytes>();
-    let sk_len = len_of::<<P<V, L, MU, ET> as ParameterSet>::SecretKeyBytes>();
-    let ct_len = len_of::<<P<V, L, MU, ET> as ParameterSet>::CiphertextBytes>();
+    let pk_len = len_of::<<K<V, L, MU, ET> as ParameterSet>::PublicKeyBytes>();
+    let sk_len = len_of::<<K<V, L, MU, ET> as ParameterSet>::SecretKeyBytes>();
+    let ct_len = len_of::<<K<V, L, MU, ET> as ParameterSet>::CiphertextBytes>();
     let cpa = sizes::secret_cpa::<V>(L);
     // Mutation rarely hits an exact length: `shape` pads or truncates the input to one.
     let mut owned = input.to_vec();
@@ -318,8 +315,11 @@ fn sum_of_products<B: PolyMul>(backend: &mut B, pairs: &[(Poly, SecretPoly)]) ->
     backend.finish(&acc).coeffs.map(|c| c & Q_MASK)
 }
 
+/// A fuzz target: any byte string in, a panic on a finding.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, for the driver.
-pub const TARGETS: [(&str, fn(&[u8])); 3] = [
+pub const TARGETS: [(&str, Target); 3] = [
     ("decapsulate", decapsulate),
     ("decode", decode),
     ("polymul_differential", polymul_differential),

@@ -17,9 +17,7 @@ mod backends;
 mod drbg;
 
 use drbg::NistDrbg;
-use pqcrypto_traits::kem::{
-    Ciphertext as _, PublicKey as _, SecretKey as _, SharedSecret as _,
-};
+use pqcrypto_traits::kem::{Ciphertext as _, PublicKey as _, SecretKey as _, SharedSecret as _};
 use saber_kem::{Ciphertext, DecapsulationKey, EncapsulationKey};
 
 fn rounds() -> usize {
@@ -62,7 +60,8 @@ macro_rules! interop_tests {
                             assert_eq!(
                                 c::decapsulate(&c_ct, &c_sk).as_bytes(),
                                 ss.as_bytes(),
-                                "{} round {round}: C decapsulation of our ciphertext", $name
+                                "{} round {round}: C decapsulation of our ciphertext",
+                                $name
                             );
                             assert!(dk.decapsulate_with(&mut backend, &ct) == ss);
                             let bad = tamper(ct.as_bytes(), round);
@@ -71,7 +70,8 @@ macro_rules! interop_tests {
                             assert_eq!(
                                 dk.decapsulate_with(&mut backend, &ours_bad).as_bytes(),
                                 c::decapsulate(&c_bad, &c_sk).as_bytes(),
-                                "{} round {round}: rejection keys differ", $name
+                                "{} round {round}: rejection keys differ",
+                                $name
                             );
                             checked += 1;
                         };
@@ -97,7 +97,8 @@ macro_rules! interop_tests {
                             assert_eq!(
                                 dk.decapsulate_with(&mut backend, &ct).as_bytes(),
                                 c_ss.as_bytes(),
-                                "{} round {round}: our decapsulation of a C ciphertext", $name
+                                "{} round {round}: our decapsulation of a C ciphertext",
+                                $name
                             );
                             assert_eq!(c::decapsulate(&c_ct, &c_sk).as_bytes(), c_ss.as_bytes());
                             let bad = tamper(c_ct.as_bytes(), round);
@@ -106,7 +107,8 @@ macro_rules! interop_tests {
                             assert_eq!(
                                 dk.decapsulate_with(&mut backend, &ours_bad).as_bytes(),
                                 c::decapsulate(&c_bad, &c_sk).as_bytes(),
-                                "{} round {round}: rejection keys differ", $name
+                                "{} round {round}: rejection keys differ",
+                                $name
                             );
                             checked += 1;
                         };
@@ -119,6 +121,10 @@ macro_rules! interop_tests {
     };
 }
 
-interop_tests!(lightsaber, saber_kem::LightSaber, pqcrypto_saber::lightsaber);
+interop_tests!(
+    lightsaber,
+    saber_kem::LightSaber,
+    pqcrypto_saber::lightsaber
+);
 interop_tests!(saber, saber_kem::Saber, pqcrypto_saber::saber);
 interop_tests!(firesaber, saber_kem::FireSaber, pqcrypto_saber::firesaber);

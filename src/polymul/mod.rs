@@ -57,10 +57,16 @@ cfg_if::cfg_if! {
         type Selected = ToomCook;
     } else if #[cfg(saber_polymul = "kronecker")] {
         type Selected = KroneckerSoft;
+    } else if #[cfg(saber_polymul = "karatsuba")] {
+        type Selected = Karatsuba;
     } else if #[cfg(any(saber_polymul = "ntt", target_arch = "x86_64"))] {
         // x86_64: the NTT with its run-time-detected AVX2 path is 1.6-1.8x faster than
         // Toom-Cook for every operation (BENCHMARKS.md, peer-bench).
         type Selected = Ntt;
+    } else if #[cfg(target_pointer_width = "32")] {
+        // 32-bit microcontrollers: Karatsuba has the fewest instructions and the smallest stack
+        // under QEMU on RV32IMC and Cortex-M4 (embedded/RESULTS.md).
+        type Selected = Karatsuba;
     } else {
         type Selected = ToomCook;
     }

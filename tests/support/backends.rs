@@ -72,6 +72,8 @@ pub(crate) use for_each_backend;
 macro_rules! for_each_public_backend {
     ($callback:ident) => {
         $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
+        $callback!(ntt, "ntt", saber_kem::polymul::Ntt::new());
+        $callback!(ntt_scalar, "ntt-scalar", saber_kem::polymul::NttScalar);
         $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
     };
 }
