@@ -52,38 +52,8 @@ impl TryRng for BenchRng {
 
 impl TryCryptoRng for BenchRng {}
 
-/// A multiplier that does no work (outputs zero): the row timed with it is what the KEM core
-/// costs besides multiplication, a lower bound for every backend. Results are wrong, of course
-/// (decapsulation takes the implicit-rejection path, at the same cost).
-#[derive(Clone, Copy, Default)]
-struct NoMultiplication;
-
-impl saber_kem::PolyMul for NoMultiplication {
-    type Prepared = u8;
-    type Accumulator = u8;
-
-    fn prepare(&mut self, s: &saber_kem::poly::SecretPoly) -> u8 {
-        black_box(s);
-        0
-    }
-
-    fn accumulator(&mut self) -> u8 {
-        0
-    }
-
-    fn mul_acc(&mut self, acc: &mut u8, a: &saber_kem::poly::Poly, _: &u8) {
-        black_box(a);
-        *acc = 1;
-    }
-
-    fn finish(&mut self, _: &u8) -> saber_kem::poly::Poly {
-        saber_kem::poly::Poly::ZERO
-    }
-
-    fn name(&self) -> &'static str {
-        "no multiplication"
-    }
-}
+mod no_multiplication;
+use no_multiplication::NoMultiplication;
 
 const OPS: [&str; 3] = ["keygen", "encaps", "decaps"];
 
