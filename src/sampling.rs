@@ -106,7 +106,71 @@ pub struct SecretSegment {
 /// β_μ: coefficient = popcount(low μ/2 bits) − popcount(high μ/2 bits) of each μ-bit field.
 ///
 /// `bytes` holds `out.len() · μ / 8` bytes. No branch or index depends on the bytes.
+///
+/// μ = 6, 8, 10 (the Saber parameters), with `out.len()` a multiple of 8, take
+/// [`binomial_words`]; other arguments the per-coefficient loop.
 pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
+    debug_assert_eq!(bytes.len() * 8, out.len() * mu as usize);
+    if out.len() & 7 != 0 {
+        return binomial_per_coefficient(bytes, mu, out);
+    }
+    match mu {
+        6 => binomial_words::<6>(bytes, out),
+        8 => binomial_words::<8>(bytes, out),
+        10 => binomial_words::<10>(bytes, out),
+        _ => binomial_per_coefficient(bytes, mu, out),
+    }
+}
+
+/// Sets the low `width` bits of every `period`-bit field of a 64-bit word.
+const fn field_mask(period: usize, width: usize) -> u64 {
+    let mut mask = 0u64;
+    let mut at = 0;
+    while at + period <= 64 {
+        mask |= ((1u64 << width) - 1) << at;
+        at += period;
+    }
+    mask
+}
+
+/// β_MU on whole words: a word holds `8` coefficients (`4` for μ = 10, so that their `4μ` bits
+/// are whole bytes), i.e. up to `2·8` half-fields of `h = μ/2` bits.
+///
+/// The popcount of every half-field at once: for `v < 2^h`,
+/// `popcount(v) = v − Σ_{k=1}^{h−1} ⌊v / 2^k⌋`, and `(word >> k) & M_k`, where `M_k` keeps the low
+/// `h − k` bits of each field, is `⌊v / 2^k⌋` in every field. The partial differences never go
+/// below `popcount(v) >= 0`, so no field borrows from its neighbour, and counts (at most `h`) fit
+/// in their field. Then each coefficient is its low count minus its high count.
+///
+/// The words stay in registers; the caller wipes the byte buffer.
+fn binomial_words<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
+    const { assert!(MU == 6 || MU == 8 || MU == 10) };
+    let half = MU >> 1;
+    let per_word: usize = if MU == 10 { 4 } else { 8 };
+    let word_bytes = (per_word * MU) >> 3;
+    let half_mask = (1u64 << half) - 1;
+    for (coeffs, chunk) in out
+        .chunks_exact_mut(per_word)
+        .zip(bytes.chunks_exact(word_bytes))
+    {
+        let mut word = 0u64;
+        for (k, &b) in chunk.iter().enumerate() {
+            word |= u64::from(b) << (8 * k);
+        }
+        let mut counts = word;
+        for k in 1..half {
+            counts -= (word >> k) & field_mask(half, half - k);
+        }
+        for (i, c) in coeffs.iter_mut().enumerate() {
+            let plus = (counts >> (i * MU)) & half_mask;
+            let minus = (counts >> (i * MU + half)) & half_mask;
+            *c = plus as i8 - minus as i8;
+        }
+    }
+}
+
+/// β_μ one coefficient at a time (any μ <= 16, any length).
+fn binomial_per_coefficient(bytes: &[u8], mu: u32, out: &mut [i8]) {
     let half_mask = (1u32 << (mu >> 1)) - 1;
     let mut acc = 0u64;
     let mut bits = 0u32;
@@ -151,7 +215,9 @@ pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mu
         coeff += seg.coeffs;
     }
     debug_assert_eq!(coeff, out.len() * N);
-    buf.zeroize();
+    // As a slice: one fill and an optimisation barrier (zeroize >= 1.9; an array would be wiped
+    // with one volatile store per byte).
+    buf.as_mut_slice().zeroize();
 }
 
 #[cfg(test)]
@@ -168,6 +234,38 @@ mod tests {
         let mut out = [0i8; 4];
         centred_binomial(&[0b0000_0111, 0, 0], 6, &mut out);
         assert_eq!(out, [3, 0, 0, 0]);
+    }
+
+    /// The word-parallel sampler against the per-coefficient one, on every byte value in every
+    /// position (pseudo-random buffers), for the three μ of Saber.
+    #[test]
+    fn words_match_per_coefficient() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..50 {
+            let mut bytes = [0u8; 320];
+            for b in bytes.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+            for mu in [6u32, 8, 10] {
+                let len = (N * mu as usize) >> 3;
+                let (mut fast, mut slow) = ([0i8; N], [0i8; N]);
+                centred_binomial(&bytes[..len], mu, &mut fast);
+                binomial_per_coefficient(&bytes[..len], mu, &mut slow);
+                assert_eq!(fast, slow, "mu {mu}");
+                // Streaming callers sample 32 coefficients at a time.
+                centred_binomial(&bytes[..(32 * mu as usize) >> 3], mu, &mut fast[..32]);
+                assert_eq!(fast[..32], slow[..32], "mu {mu}, piece");
+            }
+        }
+        // Extremes: all ones is +μ/2 − μ/2 = 0; low halves only is +μ/2.
+        let mut out = [0i8; 8];
+        centred_binomial(&[0x1F, 0x7C, 0xF0, 0xC1, 0x07], 10, &mut out[..4]);
+        assert_eq!(out[..4], [5, 5, 5, 5]);
+        centred_binomial(&[0xFF; 6], 6, &mut out);
+        assert_eq!(out, [0; 8]);
     }
 
     #[test]
