@@ -136,11 +136,16 @@ const fn field_mask(period: usize, width: usize) -> u64 {
 /// β_MU on whole words: a word holds `8` coefficients (`4` for μ = 10, so that their `4μ` bits
 /// are whole bytes), i.e. up to `2·8` half-fields of `h = μ/2` bits.
 ///
-/// The popcount of every half-field at once: for `v < 2^h`,
-/// `popcount(v) = v − Σ_{k=1}^{h−1} ⌊v / 2^k⌋`, and `(word >> k) & M_k`, where `M_k` keeps the low
-/// `h − k` bits of each field, is `⌊v / 2^k⌋` in every field. The partial differences never go
-/// below `popcount(v) >= 0`, so no field borrows from its neighbour, and counts (at most `h`) fit
-/// in their field. Then each coefficient is its low count minus its high count.
+/// 1. The popcount of every half-field at once: for `v < 2^h`,
+///    `popcount(v) = v − Σ_{k=1}^{h−1} ⌊v / 2^k⌋`, and `(word >> k) & M_k`, where `M_k` keeps the
+///    low `h − k` bits of each half-field, is `⌊v / 2^k⌋` in every half-field. The partial
+///    differences never go below `popcount(v) >= 0`, so no half-field borrows from its
+///    neighbour, and counts (at most `h`) fit in their half-field.
+/// 2. Per μ-bit field, `low count + h − high count`, in `[0, 2h]`: the sum `low + h <= 2h` fits
+///    in the field and the difference does not go below 0, so fields stay independent again.
+/// 3. Each coefficient is its field minus `h`; for μ = 8 the fields are the bytes, and the eight
+///    subtractions are one: `((d | 0x80…) − 0x04…) ^ 0x80…` subtracts 4 from every byte `d < 0x80`
+///    without borrows, leaving two's-complement bytes.
 ///
 /// The words stay in registers; the caller wipes the byte buffer.
 fn binomial_words<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
@@ -148,7 +153,9 @@ fn binomial_words<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     let half = MU >> 1;
     let per_word: usize = if MU == 10 { 4 } else { 8 };
     let word_bytes = (per_word * MU) >> 3;
-    let half_mask = (1u64 << half) - 1;
+    let low_halves = field_mask(MU, half);
+    let biases = field_mask(MU, 1) * half as u64;
+    let field = (1u64 << MU) - 1;
     for (coeffs, chunk) in out
         .chunks_exact_mut(per_word)
         .zip(bytes.chunks_exact(word_bytes))
@@ -161,10 +168,17 @@ fn binomial_words<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
         for k in 1..half {
             counts -= (word >> k) & field_mask(half, half - k);
         }
-        for (i, c) in coeffs.iter_mut().enumerate() {
-            let plus = (counts >> (i * MU)) & half_mask;
-            let minus = (counts >> (i * MU + half)) & half_mask;
-            *c = plus as i8 - minus as i8;
+        let shifted = (counts & low_halves) + biases - ((counts >> half) & low_halves);
+        if MU == 8 {
+            let high_bits = 0x8080_8080_8080_8080u64;
+            let centred = ((shifted | high_bits) - biases) ^ high_bits;
+            for (c, b) in coeffs.iter_mut().zip(centred.to_le_bytes()) {
+                *c = b as i8;
+            }
+        } else {
+            for (i, c) in coeffs.iter_mut().enumerate() {
+                *c = ((shifted >> (i * MU)) & field) as i8 - half as i8;
+            }
         }
     }
 }
