@@ -6,7 +6,7 @@
 
 use zeroize::Zeroize;
 
-use crate::encoding::{pack, pack_poly, unpack, unpack_poly};
+use crate::encoding::{pack, pack_poly, unpack_poly};
 use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
 use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
@@ -130,17 +130,22 @@ pub fn encrypt_prepared<
     prepared.zeroize();
 }
 
-/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits.
+/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits. Message bit `k` is bit
+/// `k mod 8` of byte `k / 8` (the 1-bit packing), read in place.
 fn encode_message<const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
-    let mut message = [0u16; N];
-    unpack(m, 1, &mut message);
     let mut c_m = [0u16; N];
-    for ((c, &vk), &mk) in c_m.iter_mut().zip(v.coeffs.iter()).zip(message.iter()) {
-        *c = (vk.wrapping_add(H1).wrapping_sub(mk << (EP - 1)) & P_MASK) >> (EP - ET as u32);
+    for ((c, vk), &byte) in c_m
+        .chunks_exact_mut(8)
+        .zip(v.coeffs.chunks_exact(8))
+        .zip(m.iter())
+    {
+        for (i, (c, &vk)) in c.iter_mut().zip(vk.iter()).enumerate() {
+            let bit = u16::from(byte >> i) & 1;
+            *c = (vk.wrapping_add(H1).wrapping_sub(bit << (EP - 1)) & P_MASK) >> (EP - ET as u32);
+        }
     }
     pack(&c_m, ET as u32, ct_m);
-    message.zeroize();
-    c_m.zeroize();
+    c_m.as_mut_slice().zeroize();
 }
 
 /// Saber.PKE.Dec: recovers the 32-byte message from `ct` with the decoded secret `s`.
@@ -174,24 +179,24 @@ pub fn decrypt_prepared<B: PolyMul, const L: usize, const ET: usize>(
     m
 }
 
-/// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient.
+/// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient, packed in place.
 fn decode_message<const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
     let c_m = unpack_poly(ct_m, ET as u32);
-    let mut message = [0u16; N];
-    for ((o, &vk), &ck) in message
-        .iter_mut()
-        .zip(v.coeffs.iter())
-        .zip(c_m.coeffs.iter())
-    {
-        *o = (vk
-            .wrapping_add(h2(ET as u32))
-            .wrapping_sub(ck << (EP - ET as u32))
-            & P_MASK)
-            >> (EP - 1);
-    }
     let mut m = [0u8; 32];
-    pack(&message, 1, &mut m);
-    message.zeroize();
+    for ((byte, vk), ck) in m
+        .iter_mut()
+        .zip(v.coeffs.chunks_exact(8))
+        .zip(c_m.coeffs.chunks_exact(8))
+    {
+        for (i, (&vk, &ck)) in vk.iter().zip(ck.iter()).enumerate() {
+            let bit = (vk
+                .wrapping_add(h2(ET as u32))
+                .wrapping_sub(ck << (EP - ET as u32))
+                & P_MASK)
+                >> (EP - 1);
+            *byte |= (bit as u8) << i;
+        }
+    }
     m
 }
 
