@@ -6,7 +6,9 @@
 //! prints µs with the ratios ours / pqcrypto-saber and ours / Keccak floor.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
-//! samples). Each cell is the minimum over 9 rounds of the median of up to 101 calls (or 15 ms);
+//! samples, `-- --only default,no-mul` to time only the rows whose names contain one of the
+//! words, besides the two references). Rows `expanded …` go through expanded keys (their
+//! keygen cell: key generation plus expansion). Each cell is the minimum over 9 rounds of the median of up to 101 calls (or 15 ms);
 //! the rounds of one cell interleave all rows.
 
 use std::convert::Infallible;
@@ -117,6 +119,57 @@ macro_rules! time_saber_kem {
             _ => median_ns(
                 || {
                     black_box(dk.decapsulate_with(backend, black_box(&ct)));
+                },
+                $calls,
+                $budget,
+            ),
+        }
+    }};
+}
+
+macro_rules! expanded_row {
+    ($name:expr, $backend:expr) => {{
+        let mut backend = $backend;
+        Row {
+            name: $name.to_string(),
+            time: Box::new(move |variant, op, calls, budget| match variant {
+                0 => time_expanded!(LightSaber, backend, op, calls, budget),
+                1 => time_expanded!(Saber, backend, op, calls, budget),
+                _ => time_expanded!(FireSaber, backend, op, calls, budget),
+            }),
+        }
+    }};
+}
+
+/// Expanded keys: keygen is key generation plus expansion of the secret key (which expands the
+/// public key too); encaps and decaps go through the expanded keys.
+macro_rules! time_expanded {
+    ($kem:ty, $backend:expr, $op:expr, $calls:expr, $budget:expr) => {{
+        let mut rng = BenchRng(3);
+        let backend = &mut $backend;
+        let Ok((dk, _)) = <$kem>::try_generate_with(backend, &mut rng);
+        let expanded = saber_kem::ExpandedDecapsulationKey::new(backend, &dk);
+        let ek = expanded.expanded_encapsulation_key();
+        let Ok((ct, _)) = ek.try_encapsulate(backend, &mut rng);
+        match $op {
+            0 => median_ns(
+                || {
+                    let Ok((dk, _)) = <$kem>::try_generate_with(backend, &mut rng);
+                    black_box(saber_kem::ExpandedDecapsulationKey::new(backend, &dk));
+                },
+                $calls,
+                $budget,
+            ),
+            1 => median_ns(
+                || {
+                    black_box(ek.try_encapsulate(backend, &mut rng).ok());
+                },
+                $calls,
+                $budget,
+            ),
+            _ => median_ns(
+                || {
+                    black_box(expanded.decapsulate(backend, black_box(&ct)));
                 },
                 $calls,
                 $budget,
@@ -257,6 +310,11 @@ fn main() {
     };
     add_all();
     rows.push(saber_kem_row!("saber-kem no-mul (bound)", NoMultiplication));
+    rows.push(expanded_row!(
+        "expanded toom-cook",
+        saber_kem::polymul::ToomCook
+    ));
+    rows.push(expanded_row!("expanded no-mul", NoMultiplication));
     rows.push(Row {
         name: "pqcrypto-saber 0.1.11".to_string(),
         time: Box::new(|variant, op, calls, budget| match variant {
@@ -271,6 +329,15 @@ fn main() {
             median_ns(|| keccak_floor(variant, op), calls, budget)
         }),
     });
+    // `--only a,b`: keep the rows whose names contain one of the words, and the two references.
+    if let Some(only) = std::env::args().skip_while(|a| a != "--only").nth(1) {
+        let references = rows.len() - 2;
+        let mut index = 0;
+        rows.retain(|row| {
+            index += 1;
+            index > references || only.split(',').any(|word| row.name.contains(word))
+        });
+    }
     let pq = rows.len() - 2;
     let floor = rows.len() - 1;
 
