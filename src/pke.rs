@@ -11,6 +11,7 @@ use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
 use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
 use crate::polymul::{PolyMul, PolyMulPublic};
+use crate::polyvec::{fill_each, wipe_each};
 
 /// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
 const fn h2(et: u32) -> u16 {
@@ -103,7 +104,8 @@ pub fn encrypt_prepared<
 ) {
     let mut s = zero_secret::<L>();
     V::gen_secret::<L, MU>(coins, &mut s);
-    let mut prepared: [B::Prepared; L] = core::array::from_fn(|j| backend.prepare(&s[j]));
+    let mut prepared: [Option<B::Prepared>; L] = [const { None }; L];
+    fill_each(&mut prepared, |j| backend.prepare(&s[j]));
     drop(s);
     let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
     let mut acc = backend.accumulator();
@@ -111,7 +113,7 @@ pub fn encrypt_prepared<
         .chunks_exact(L)
         .zip(ct_b.chunks_exact_mut(POLY_P_BYTES))
     {
-        for (a, s_j) in row.iter().zip(prepared.iter()) {
+        for (a, s_j) in row.iter().zip(prepared.iter().flatten()) {
             backend.mul_acc_prepared(&mut acc, a, s_j);
         }
         let mut b = backend.finish(&acc);
@@ -120,14 +122,14 @@ pub fn encrypt_prepared<
         acc.zeroize();
         acc = backend.accumulator();
     }
-    for (b, s_j) in public_b.iter().zip(prepared.iter()) {
+    for (b, s_j) in public_b.iter().zip(prepared.iter().flatten()) {
         backend.mul_acc_prepared(&mut acc, b, s_j);
     }
     let mut v = backend.finish(&acc);
     encode_message::<ET>(&v, m, ct_m);
     v.zeroize();
     acc.zeroize();
-    prepared.zeroize();
+    wipe_each(&mut prepared);
 }
 
 /// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits. Message bit `k` is bit
