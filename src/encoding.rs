@@ -52,7 +52,7 @@ pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16; N]) {
 }
 
 /// Coefficients per group: eight coefficients of `W` bits are `W` whole bytes.
-const GROUP: usize = 8;
+pub(crate) const GROUP: usize = 8;
 
 /// `W` little-endian bytes (`W <= 8`) as one word. Eight bytes are copied whole (one load); the
 /// byte-wise form of shorter ones is what the compiler merges into a few loads.
@@ -71,42 +71,50 @@ fn load_le<const W: usize>(bytes: &[u8]) -> u64 {
 }
 
 /// Packs `coeffs` (a multiple of eight of them) with `W` bits each, one group of eight at a
-/// time.
+/// time ([`pack_group`]).
+pub(crate) fn pack_groups<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
+    debug_assert_eq!(coeffs.len() * W, out.len() * 8);
+    for (group, bytes) in coeffs.chunks_exact(GROUP).zip(out.chunks_exact_mut(W)) {
+        pack_group::<W>(core::array::from_fn(|i| group[i]), bytes);
+    }
+}
+
+/// Packs the low `W` bits of eight coefficients into the `W` bytes of `bytes`. Callers that
+/// compute coefficients just before packing them (rounding, message encoding) call it directly,
+/// without a 256-entry temporary.
 ///
 /// A group of `W <= 8` bits is one word. A wider one (`W <= 14`) is two overlapping words: `low`
 /// is bits `0..64` of the group, `high` bits `8·(W − 8) .. 8·W`, so that its top `W − 8` bytes
 /// are the group's last ones.
-pub(crate) fn pack_groups<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
+#[inline(always)]
+pub(crate) fn pack_group<const W: usize>(group: [u16; GROUP], bytes: &mut [u8]) {
     const { assert!(W >= 1 && W <= 14) };
-    debug_assert_eq!(coeffs.len() * W, out.len() * 8);
     let mask = (1u64 << W) - 1;
-    for (group, bytes) in coeffs.chunks_exact(GROUP).zip(out.chunks_exact_mut(W)) {
-        if W <= 8 {
-            let mut word = 0u64;
-            for (i, &c) in group.iter().enumerate() {
-                word |= (u64::from(c) & mask) << (W * i);
-            }
-            bytes.copy_from_slice(&word.to_le_bytes()[..W]);
-        } else {
-            let high_start = 8 * (W - 8);
-            let mut low = 0u64;
-            let mut high = 0u64;
-            // Every shift below is by a constant; the branches are on `i` and `W` only.
-            for (i, &c) in group.iter().enumerate() {
-                let c = u64::from(c) & mask;
-                let at = W * i;
-                if at < 64 {
-                    low |= c << at;
-                }
-                if at >= high_start {
-                    high |= c << (at - high_start);
-                } else {
-                    high |= c >> (high_start - at);
-                }
-            }
-            bytes[..8].copy_from_slice(&low.to_le_bytes());
-            bytes[8..].copy_from_slice(&high.to_le_bytes()[16 - W..]);
+    if W <= 8 {
+        let mut word = 0u64;
+        for (i, &c) in group.iter().enumerate() {
+            word |= (u64::from(c) & mask) << (W * i);
         }
+        bytes[..W].copy_from_slice(&word.to_le_bytes()[..W]);
+    } else {
+        let high_start = 8 * (W - 8);
+        let mut low = 0u64;
+        let mut high = 0u64;
+        // Every shift below is by a constant; the branches are on `i` and `W` only.
+        for (i, &c) in group.iter().enumerate() {
+            let c = u64::from(c) & mask;
+            let at = W * i;
+            if at < 64 {
+                low |= c << at;
+            }
+            if at >= high_start {
+                high |= c << (at - high_start);
+            } else {
+                high |= c >> (high_start - at);
+            }
+        }
+        bytes[..8].copy_from_slice(&low.to_le_bytes());
+        bytes[8..W].copy_from_slice(&high.to_le_bytes()[16 - W..]);
     }
 }
 

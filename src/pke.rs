@@ -6,10 +6,10 @@
 
 use zeroize::Zeroize;
 
-use crate::encoding::{pack, pack_poly, unpack_poly};
+use crate::encoding::{GROUP, pack_group, pack_groups, unpack_poly};
 use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
-use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
+use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, SecretPoly};
 use crate::polymul::{PolyMul, PolyMulPublic};
 use crate::polyvec::{fill_each, wipe_each};
 
@@ -18,13 +18,16 @@ const fn h2(et: u32) -> u16 {
     (1 << (EP - 2)) - (1 << (EP - et - 1)) + H1
 }
 
-/// `(x + h1) mod q >> (EQ − EP)`: the rounding of `b` and `b'` to 10 bits.
-fn round_to_p(x: &Poly) -> Poly {
-    let mut r = Poly::ZERO;
-    for (o, &c) in r.coeffs.iter_mut().zip(x.coeffs.iter()) {
-        *o = (c.wrapping_add(H1) & Q_MASK) >> (EQ - EP);
+/// Packs `round(x) = (x + h1) mod q >> (EQ − EP)`, the rounding of `b` and `b'` to 10 bits (the
+/// packing's mask to 10 bits is the reduction mod q: bits 3..13 of `x + h1`). Rounding the whole
+/// polynomial first lets the compiler vectorise it.
+fn pack_rounded(x: &Poly, out: &mut [u8]) {
+    let mut rounded = [0u16; N];
+    for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
+        *r = c.wrapping_add(H1) >> (EQ - EP);
     }
-    r
+    pack_groups::<{ EP as usize }>(&rounded, out);
+    rounded.as_mut_slice().zeroize();
 }
 
 /// The zero secret vector.
@@ -46,11 +49,7 @@ pub fn keygen<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
     let (pk_b, pk_seed) = pk.split_at_mut(L * POLY_P_BYTES);
     let mut matrix = V::matrix(seed_a, L);
     backend.matrix_vector_transposed(&mut matrix, &s, |j, b| {
-        pack_poly(
-            &round_to_p(b),
-            EP,
-            &mut pk_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES],
-        );
+        pack_rounded(b, &mut pk_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES]);
     });
     pk_seed.copy_from_slice(seed_a);
     for (s_i, out) in s.iter().zip(sk_cpa.chunks_exact_mut(V::SECRET_POLY_BYTES)) {
@@ -75,11 +74,7 @@ pub fn encrypt<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET
     let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
     let mut matrix = V::matrix(&seed_a, L);
     let mut v = backend.matrix_vector_and_inner(&mut matrix, &s, pk_b, |i, b| {
-        pack_poly(
-            &round_to_p(b),
-            EP,
-            &mut ct_b[i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES],
-        );
+        pack_rounded(b, &mut ct_b[i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES]);
     });
     encode_message::<ET>(&v, m, ct_m);
     v.zeroize();
@@ -117,7 +112,7 @@ pub fn encrypt_prepared<
             backend.mul_acc_prepared(&mut acc, a, s_j);
         }
         let mut b = backend.finish(&acc);
-        pack_poly(&round_to_p(&b), EP, out);
+        pack_rounded(&b, out);
         b.zeroize();
         acc.zeroize();
         acc = backend.accumulator();
@@ -132,22 +127,25 @@ pub fn encrypt_prepared<
     wipe_each(&mut prepared);
 }
 
-/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits. Message bit `k` is bit
-/// `k mod 8` of byte `k / 8` (the 1-bit packing), read in place.
+/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits as it is computed. A
+/// group of eight coefficients is one message byte (bit `i` for coefficient `i`, the 1-bit
+/// packing).
 fn encode_message<const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
-    let mut c_m = [0u16; N];
-    for ((c, vk), &byte) in c_m
-        .chunks_exact_mut(8)
-        .zip(v.coeffs.chunks_exact(8))
+    for ((group, &byte), bytes) in v
+        .coeffs
+        .chunks_exact(GROUP)
         .zip(m.iter())
+        .zip(ct_m.chunks_exact_mut(ET))
     {
-        for (i, (c, &vk)) in c.iter_mut().zip(vk.iter()).enumerate() {
-            let bit = u16::from(byte >> i) & 1;
-            *c = (vk.wrapping_add(H1).wrapping_sub(bit << (EP - 1)) & P_MASK) >> (EP - ET as u32);
-        }
+        pack_group::<ET>(
+            core::array::from_fn(|i| {
+                let bit = u16::from(byte >> i) & 1;
+                (group[i].wrapping_add(H1).wrapping_sub(bit << (EP - 1)) & P_MASK)
+                    >> (EP - ET as u32)
+            }),
+            bytes,
+        );
     }
-    pack(&c_m, ET as u32, ct_m);
-    c_m.as_mut_slice().zeroize();
 }
 
 /// Saber.PKE.Dec: recovers the 32-byte message from `ct` with the decoded secret `s`.
