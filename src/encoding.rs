@@ -15,6 +15,9 @@
 
 use crate::poly::{N, Poly};
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx2;
+
 /// Bytes taken by one polynomial packed with `width` bits per coefficient.
 pub const fn packed_len(width: u32) -> usize {
     (N * width as usize) >> 3
@@ -45,8 +48,8 @@ pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16; N]) {
         3 => unpack_groups::<3>(bytes, out),
         4 => unpack_groups::<4>(bytes, out),
         6 => unpack_groups::<6>(bytes, out),
-        10 => unpack_groups::<10>(bytes, out),
-        13 => unpack_groups::<13>(bytes, out),
+        10 => unpack_wide::<10>(bytes, out),
+        13 => unpack_wide::<13>(bytes, out),
         _ => unpack_bits(bytes, width, out),
     }
 }
@@ -151,6 +154,16 @@ pub(crate) fn unpack_groups<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     }
 }
 
+/// [`unpack_groups`] for the widths read L² + 2L times per operation (10 and 13), with an AVX2
+/// path for most of the groups where the CPU has it (`encoding/avx2.rs`).
+pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let done = avx2::unpack::<W>(bytes, out);
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let done = 0;
+    unpack_groups::<W>(&bytes[(done * W) >> 3..], &mut out[done..]);
+}
+
 /// The bit loop for any width up to 16 (slices of any length).
 fn pack_bits(coeffs: &[u16], width: u32, out: &mut [u8]) {
     let mask = (1u32 << width) - 1;
@@ -238,6 +251,25 @@ mod tests {
                 unpack_groups::<W>(&bytes[..len], &mut fast);
                 unpack_bits(&bytes[..len], W as u32, &mut slow);
                 assert_eq!(fast, slow, "unpack, width {W}");
+                {
+                    let mut wide = [0u16; N];
+                    unpack_wide::<W>(&bytes[..len], &mut wide);
+                    assert_eq!(wide, slow, "unpack_wide, width {W}");
+                    for log_pieces in 0..6 {
+                        let (coeffs, piece_bytes) = (N >> log_pieces, len >> log_pieces);
+                        let mut wide = [0u16; N];
+                        for (o, b) in wide
+                            .chunks_exact_mut(coeffs)
+                            .zip(bytes[..len].chunks_exact(piece_bytes))
+                        {
+                            unpack_wide::<W>(b, o);
+                        }
+                        assert_eq!(
+                            wide, slow,
+                            "unpack_wide in 2^{log_pieces} pieces, width {W}"
+                        );
+                    }
+                }
                 // A piece of a polynomial (64 coefficients), as streaming callers use.
                 unpack_groups::<W>(&bytes[..len >> 2], &mut fast[..N >> 2]);
                 assert_eq!(fast[..N >> 2], slow[..N >> 2], "unpack piece, width {W}");
