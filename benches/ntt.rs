@@ -1,7 +1,6 @@
-//! NTT backend benchmarks: one product, and the L×L matrix-vector product as the KEM runs it
-//! (each secret prepared once and reused for its L products, every output accumulated in the
-//! backend's domain and finished once), against schoolbook (and any other backend in
-//! `tests/support/backends.rs`); plus the layer-count comparison of the scalar kernels.
+//! NTT-specific benchmarks: the three steps (prepare, mul_acc, finish) of the scalar and AVX2
+//! paths, and the L×L matrix-vector product for 5- to 8-layer scalar kernels (the measurement
+//! behind the choice of six layers). All backends side by side: `benches/polymul.rs`.
 //!
 //! `cargo bench --bench ntt -- --warm-up-time 1 --measurement-time 3`
 
@@ -13,9 +12,6 @@ use std::hint::black_box;
 
 use saber_kem::poly::{N, Poly, SecretPoly};
 use saber_kem::polymul::{NttAvx2, NttScalar, PolyMul, ntt::NttScalarLayers};
-
-#[path = "../tests/support/backends.rs"]
-mod backends;
 
 /// Deterministic pseudo-random inputs (xorshift; quality is irrelevant here).
 struct Inputs(u64);
@@ -73,18 +69,6 @@ fn bench_matrix_vector<B: PolyMul, const L: usize>(c: &mut Criterion, name: &str
     );
 }
 
-fn bench_backend<B: PolyMul + Clone>(c: &mut Criterion, name: &str, backend: B) {
-    let mut inputs = Inputs(0x5eed);
-    let (a, s) = (inputs.poly(), inputs.secret());
-    let mut one = backend.clone();
-    c.bench_with_input(BenchmarkId::new("product", name), &(), |b, _| {
-        b.iter(|| one.mul(black_box(&a), black_box(&s)))
-    });
-    bench_matrix_vector::<B, 2>(c, name, backend.clone());
-    bench_matrix_vector::<B, 3>(c, name, backend.clone());
-    bench_matrix_vector::<B, 4>(c, name, backend);
-}
-
 /// The three steps of the AVX2 and scalar paths on their own.
 fn bench_steps<B: PolyMul>(c: &mut Criterion, name: &str, mut backend: B) {
     let mut inputs = Inputs(7);
@@ -107,19 +91,6 @@ fn bench_steps<B: PolyMul>(c: &mut Criterion, name: &str, mut backend: B) {
     });
 }
 
-fn backends(c: &mut Criterion) {
-    macro_rules! run {
-        ($id:ident, $name:expr, $ctor:expr) => {
-            bench_backend(c, $name, $ctor);
-        };
-    }
-    // A closure, so that a backend missing on this CPU can `return` (skip) from it.
-    let mut all = || {
-        backends::for_each_backend!(run);
-    };
-    all();
-}
-
 fn steps(c: &mut Criterion) {
     bench_steps(c, "ntt-scalar", NttScalar);
     match NttAvx2::new() {
@@ -138,5 +109,5 @@ fn layer_counts(c: &mut Criterion) {
 
 const _: () = assert!(N == 256);
 
-criterion_group!(benches, backends, steps, layer_counts);
+criterion_group!(benches, steps, layer_counts);
 criterion_main!(benches);

@@ -35,6 +35,29 @@ pub fn select_into(dst: &mut [u8; 32], src: &[u8; 32], take_src: Choice) {
     }
 }
 
+/// The key selection of implicit rejection, as a type parameter of decapsulation.
+///
+/// The crate only ever uses [`ConstantTimeSelect`]. The trait exists so that the test suites can
+/// run the real decapsulation with a deliberately broken selector (one that never rejects, or one
+/// that branches on the secret) and prove that the rejection and constant-time checks catch it:
+/// a no-op selection passes every valid-ciphertext KAT (RUSTSEC-2026-0290).
+#[doc(hidden)]
+pub trait KeySelect {
+    /// `dst = if take_src { src } else { dst }`.
+    fn select_into(dst: &mut [u8; 32], src: &[u8; 32], take_src: Choice);
+}
+
+/// [`select_into`]: the selector of every decapsulation.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConstantTimeSelect;
+
+impl KeySelect for ConstantTimeSelect {
+    fn select_into(dst: &mut [u8; 32], src: &[u8; 32], take_src: Choice) {
+        select_into(dst, src, take_src)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +85,64 @@ mod tests {
         assert_eq!(dst, [7u8; 32]);
         select_into(&mut dst, &[9u8; 32], Choice::from(1));
         assert_eq!(dst, [9u8; 32]);
+    }
+
+    /// Every byte of a 32-byte selection must follow the flag, for distinct byte values.
+    fn check_selector<S: KeySelect>() {
+        let a: [u8; 32] = core::array::from_fn(|i| i as u8);
+        let b: [u8; 32] = core::array::from_fn(|i| 0xFF - i as u8);
+        let mut dst = a;
+        S::select_into(&mut dst, &b, Choice::from(0));
+        assert_eq!(dst, a, "flag 0 must keep dst");
+        S::select_into(&mut dst, &b, Choice::from(1));
+        assert_eq!(dst, b, "flag 1 must take src");
+    }
+
+    #[test]
+    fn constant_time_selector_follows_the_flag() {
+        check_selector::<ConstantTimeSelect>();
+    }
+
+    /// The check above is real: the RUSTSEC-2026-0290 failure (a selection that never happens)
+    /// and its opposite both fail it.
+    #[test]
+    #[should_panic(expected = "flag 1 must take src")]
+    fn selector_check_catches_a_no_op_selection() {
+        struct NeverTakes;
+        impl KeySelect for NeverTakes {
+            fn select_into(_: &mut [u8; 32], _: &[u8; 32], _: Choice) {}
+        }
+        check_selector::<NeverTakes>();
+    }
+
+    #[test]
+    #[should_panic(expected = "flag 0 must keep dst")]
+    fn selector_check_catches_an_always_taken_selection() {
+        struct AlwaysTakes;
+        impl KeySelect for AlwaysTakes {
+            fn select_into(dst: &mut [u8; 32], src: &[u8; 32], _: Choice) {
+                *dst = *src;
+            }
+        }
+        check_selector::<AlwaysTakes>();
+    }
+
+    /// Only the top bit of each byte of a mask (the AVX2 byte-blend of RUSTSEC-2026-0290) is
+    /// not enough: a selector keyed on the flag bit itself must be caught too.
+    #[test]
+    #[should_panic(expected = "flag 1 must take src")]
+    fn selector_check_catches_an_unnegated_mask() {
+        struct TopBitBlend;
+        impl KeySelect for TopBitBlend {
+            fn select_into(dst: &mut [u8; 32], src: &[u8; 32], take_src: Choice) {
+                // The bug: the flag (0 or 1) is used as the mask without negation, so only bit 0
+                // of each byte is ever selected from src.
+                let mask = take_src.unwrap_u8();
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d ^= mask & (*d ^ s);
+                }
+            }
+        }
+        check_selector::<TopBitBlend>();
     }
 }

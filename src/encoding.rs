@@ -39,10 +39,14 @@ pub fn pack(coeffs: &[u16; N], width: u32, out: &mut [u8]) {
     }
 }
 
-/// Unpacks 256 coefficients of `width` bits from `bytes` (`packed_len(width)` bytes); each result
+/// Unpacks coefficients of `width` bits from `bytes` (`out.len() · width / 8` bytes: 256
+/// coefficients for a whole polynomial, fewer when a caller streams it in pieces); each result
 /// lies in `[0, 2^width)`.
-pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16; N]) {
-    debug_assert_eq!(bytes.len(), packed_len(width));
+pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16]) {
+    debug_assert_eq!(bytes.len() * 8, out.len() * width as usize);
+    if out.len() & (GROUP - 1) != 0 {
+        return unpack_bits(bytes, width, out);
+    }
     match width {
         1 => unpack_groups::<1>(bytes, out),
         3 => unpack_groups::<3>(bytes, out),

@@ -8,7 +8,7 @@ use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::ct::{bytes_equal, select_into};
+use crate::ct::{ConstantTimeSelect, KeySelect, bytes_equal};
 use crate::error::{Error, check_length};
 use crate::hash::{sha3_256, sha3_512};
 use crate::params::sizes::{self, SEED_BYTES};
@@ -47,7 +47,12 @@ pub trait Operations {
         ct: &mut [u8],
     ) -> SharedSecret;
     /// Decapsulation with implicit rejection.
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret;
+    /// Decapsulation with implicit rejection; `S` is [`ConstantTimeSelect`] outside tests.
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret;
     /// Whether `sk_cpa` decodes to a secret in range.
     fn secret_in_range(sk_cpa: &[u8]) -> Choice;
     /// Encapsulation against a public key in the backend's domain.
@@ -99,6 +104,9 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         pk: &mut [u8],
         sk: &mut [u8],
     ) {
+        if B::STREAMING {
+            return crate::lowmem::keypair::<V, B, L, MU>(backend, seed_a, seed_s, z, pk, sk);
+        }
         // seed_A is hashed so that raw RNG output never appears in the public key (§2.5.1).
         let mut hashed_seed = [0u8; 32];
         shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed_seed);
@@ -117,19 +125,31 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         m: &[u8; 32],
         ct: &mut [u8],
     ) -> SharedSecret {
+        if B::STREAMING {
+            return crate::lowmem::encapsulate::<V, B, L, MU, ET>(backend, pk, m, ct);
+        }
         fo_encapsulate(&sha3_256(&[pk]), m, ct, |message, coins, ct| {
             pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, pk, ct)
         })
     }
 
-    fn decapsulate<B: PolyMul>(backend: &mut B, dk: &SecretParts<'_>, ct: &[u8]) -> SharedSecret {
+    fn decapsulate<B: PolyMul, S: KeySelect>(
+        backend: &mut B,
+        dk: &SecretParts<'_>,
+        ct: &[u8],
+    ) -> SharedSecret {
+        if B::STREAMING {
+            return crate::lowmem::decapsulate::<V, B, L, MU, ET>(
+                backend, dk.secret, dk.pk, dk.hpk, dk.z, ct,
+            );
+        }
         let mut s = pke::zero_secret::<L>();
         for (i, s_i) in s.iter_mut().enumerate() {
             *s_i = Self::decode_secret_poly(dk.secret, i);
         }
         let message = Zeroizing::new(pke::decrypt::<B, L, ET>(backend, &s, ct));
         drop(s);
-        fo_decapsulate(&message, dk.hpk, dk.z, ct, |message, coins, out| {
+        fo_decapsulate::<S>(&message, dk.hpk, dk.z, ct, |message, coins, out| {
             pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, dk.pk, out)
         })
     }
@@ -160,7 +180,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         ct: &[u8],
     ) -> SharedSecret {
         let message = Zeroizing::new(pke::decrypt_prepared::<B, L, ET>(backend, secret, ct));
-        fo_decapsulate(&message, public.hpk, z, ct, |message, coins, out| {
+        fo_decapsulate::<ConstantTimeSelect>(&message, public.hpk, z, ct, |message, coins, out| {
             pke::encrypt_prepared::<V, B, L, MU, ET>(
                 backend,
                 public.matrix,
@@ -211,8 +231,9 @@ fn fo_encapsulate(
 }
 
 /// The FO decapsulation after decryption (spec Algorithm 6): re-encrypts the recovered message
-/// and, on any mismatch, replaces K̂ by z without a branch (implicit rejection).
-fn fo_decapsulate(
+/// and, on any mismatch, replaces K̂ by z without a branch (implicit rejection). `S` is
+/// [`ConstantTimeSelect`] except in the tests that substitute a broken selector.
+fn fo_decapsulate<S: KeySelect>(
     message: &[u8; 32],
     hpk: &[u8; 32],
     z: &[u8; 32],
@@ -225,7 +246,7 @@ fn fo_decapsulate(
     let reencrypted = &mut reencrypted.0[..ct.len()];
     encrypt(message, &coins, reencrypted);
     let mismatch = !bytes_equal(ct, reencrypted);
-    select_into(&mut k, z, mismatch);
+    S::select_into(&mut k, z, mismatch);
     SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
 }
 
@@ -299,6 +320,80 @@ where
     ) -> (DecapsulationKey<Self>, EncapsulationKey<Self>) {
         keypair_from_seeds(backend, seed_a, seed_s, z)
     }
+
+    /// Byte-level deterministic key generation into caller buffers (NIST layouts). Unlike the
+    /// typed API it builds no key objects, so stack use is that of the algorithm alone: for
+    /// microcontroller measurements and callers that keep keys in their own storage.
+    #[cfg(feature = "hazmat")]
+    pub fn keypair_into<B: PolyMul>(
+        backend: &mut B,
+        seed_a: &[u8; 32],
+        seed_s: &[u8; 32],
+        z: &[u8; 32],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) -> Result<(), Error> {
+        check_length(pk, encoding_lengths::<Self>().0)?;
+        check_length(sk, encoding_lengths::<Self>().1)?;
+        Self::keypair(backend, seed_a, seed_s, z, pk, sk);
+        Ok(())
+    }
+
+    /// Byte-level deterministic encapsulation: writes the ciphertext into `ct`.
+    #[cfg(feature = "hazmat")]
+    pub fn encapsulate_into<B: PolyMul>(
+        backend: &mut B,
+        pk: &[u8],
+        m: &[u8; 32],
+        ct: &mut [u8],
+    ) -> Result<SharedSecret, Error> {
+        check_length(pk, encoding_lengths::<Self>().0)?;
+        check_length(ct, encoding_lengths::<Self>().2)?;
+        Ok(Self::encapsulate(backend, pk, m, ct))
+    }
+
+    /// Byte-level decapsulation of `ct` with the NIST-layout secret key `sk`. The key is not
+    /// validated: it must come from key generation or have passed
+    /// [`DecapsulationKey::from_bytes`].
+    #[cfg(feature = "hazmat")]
+    pub fn decapsulate_from<B: PolyMul>(
+        backend: &mut B,
+        sk: &[u8],
+        ct: &[u8],
+    ) -> Result<SharedSecret, Error> {
+        let (pk_len, sk_len, ct_len) = encoding_lengths::<Self>();
+        check_length(sk, sk_len)?;
+        check_length(ct, ct_len)?;
+        let cpa = sizes::secret_cpa::<V>(L);
+        let (secret, rest) = sk.split_at(cpa);
+        let (pk, rest) = rest.split_at(pk_len);
+        let (hpk, z) = rest.split_at(SEED_BYTES);
+        let parts = SecretParts {
+            secret,
+            pk,
+            hpk: hpk.try_into().map_err(|_| Error::InvalidLength {
+                expected: sk_len,
+                actual: sk.len(),
+            })?,
+            z: z.try_into().map_err(|_| Error::InvalidLength {
+                expected: sk_len,
+                actual: sk.len(),
+            })?,
+        };
+        Ok(Self::decapsulate::<B, ConstantTimeSelect>(
+            backend, &parts, ct,
+        ))
+    }
+}
+
+/// (public key, secret key, ciphertext) lengths of a parameter set.
+#[cfg(feature = "hazmat")]
+fn encoding_lengths<P: ParameterSet>() -> (usize, usize, usize) {
+    (
+        size_of::<P::PublicKeyBytes>(),
+        size_of::<P::SecretKeyBytes>(),
+        size_of::<P::CiphertextBytes>(),
+    )
 }
 
 /// Key generation for any parameter set, drawing its seeds from `rng`.
@@ -515,13 +610,33 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     }
 
     fn decapsulate_bytes_with<B: PolyMul>(&self, backend: &mut B, ct: &[u8]) -> SharedSecret {
+        self.decapsulate_selecting::<B, ConstantTimeSelect>(backend, ct)
+    }
+
+    /// Test seam: decapsulation with another key selector (`tests/rejection.rs` and
+    /// `tests/ct_valgrind.rs` substitute broken ones to prove that they catch them).
+    #[cfg(feature = "hazmat")]
+    #[doc(hidden)]
+    pub fn decapsulate_with_selector<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &Ciphertext<P>,
+    ) -> SharedSecret {
+        self.decapsulate_selecting::<B, S>(backend, ct.as_bytes())
+    }
+
+    fn decapsulate_selecting<B: PolyMul, S: KeySelect>(
+        &self,
+        backend: &mut B,
+        ct: &[u8],
+    ) -> SharedSecret {
         let parts = SecretParts {
             secret: self.secret.as_ref(),
             pk: self.ek.as_bytes(),
             hpk: &self.hpk,
             z: &self.z,
         };
-        P::decapsulate(backend, &parts, ct)
+        P::decapsulate::<B, S>(backend, &parts, ct)
     }
 
     /// Decapsulates a ciphertext given as bytes; wrong lengths are an error.
@@ -651,7 +766,7 @@ impl<P: ParameterSet> TryFrom<&[u8]> for Ciphertext<P> {
 
 /// The 32-byte shared secret. Wiped on drop, compared in constant time, redacted in `Debug`.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
-pub struct SharedSecret([u8; 32]);
+pub struct SharedSecret(pub(crate) [u8; 32]);
 
 impl SharedSecret {
     /// The secret bytes.

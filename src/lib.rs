@@ -14,9 +14,11 @@ pub mod encoding;
 pub mod error;
 pub mod expanded;
 pub mod hash;
+pub mod hw;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
+mod lowmem;
 pub mod params;
 pub mod pke;
 pub mod poly;

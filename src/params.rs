@@ -14,7 +14,9 @@ use zeroize::Zeroize;
 
 use crate::encoding::{pack, packed_len, unpack};
 use crate::poly::{EP, EQ, N, SecretPoly, centred};
-use crate::sampling::{IndexedMatrix, MatrixSource, SecretSegment, StreamMatrix, gen_secret};
+use crate::sampling::{
+    IndexedMatrix, MatrixSource, SecretSegment, StreamMatrix, gen_secret, gen_secret_with,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -37,6 +39,14 @@ pub trait Variant:
 
     /// GenSecret: the secret vector for `seed` (key generation's seed_s or encryption's r).
     fn gen_secret<const L: usize, const MU: usize>(seed: &[u8; 32], out: &mut [SecretPoly; L]);
+
+    /// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it
+    /// is sampled (same stream and order as [`gen_secret`](Self::gen_secret), one polynomial in
+    /// memory).
+    fn gen_secret_with<const L: usize, const MU: usize>(
+        seed: &[u8; 32],
+        take: impl FnMut(usize, &SecretPoly),
+    );
 
     /// Writes one secret polynomial in the secret-key encoding.
     fn encode_secret(s: &SecretPoly, out: &mut [u8]);
@@ -92,6 +102,17 @@ impl Variant for Round3 {
         gen_secret(seed, MU as u32, &segments, out);
     }
 
+    fn gen_secret_with<const L: usize, const MU: usize>(
+        seed: &[u8; 32],
+        take: impl FnMut(usize, &SecretPoly),
+    ) {
+        let segments: [SecretSegment; L] = core::array::from_fn(|i| SecretSegment {
+            offset: (i * N * MU) >> 3,
+            coeffs: N,
+        });
+        gen_secret_with(seed, MU as u32, &segments, take);
+    }
+
     fn encode_secret(s: &SecretPoly, out: &mut [u8]) {
         // 13-bit two's complement (−3 → 0x1FFD).
         let mut wide = s.coeffs.map(|c| c as i16 as u16);
@@ -142,6 +163,13 @@ impl Variant for Plus {
 
     fn gen_secret<const L: usize, const MU: usize>(seed: &[u8; 32], out: &mut [SecretPoly; L]) {
         gen_secret(seed, MU as u32, plus_segments(L), out);
+    }
+
+    fn gen_secret_with<const L: usize, const MU: usize>(
+        seed: &[u8; 32],
+        take: impl FnMut(usize, &SecretPoly),
+    ) {
+        gen_secret_with(seed, MU as u32, plus_segments(L), take);
     }
 
     fn encode_secret(s: &SecretPoly, out: &mut [u8]) {

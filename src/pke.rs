@@ -14,7 +14,7 @@ use crate::polymul::{PolyMul, PolyMulPublic};
 use crate::polyvec::{fill_each, wipe_each};
 
 /// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
-const fn h2(et: u32) -> u16 {
+pub(crate) const fn h2(et: u32) -> u16 {
     (1 << (EP - 2)) - (1 << (EP - et - 1)) + H1
 }
 

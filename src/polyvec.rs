@@ -115,29 +115,48 @@ pub(crate) fn inner_product_fast<B: PolyMul, const L: usize>(
     v
 }
 
-/// The low-memory strategy around any backend: at most one prepared secret and one accumulator
-/// are alive at a time; every product is finished at once and summed in the plain 16-bit domain.
-/// Byte-identical results (sums mod 2^16 of values correct mod 2^13 stay correct mod 2^13).
+/// The low-memory strategy around any backend, chosen at the type level: `LowMemory(backend)`
+/// wherever a backend is accepted.
 ///
-/// Costs `L²` prepares and finishes per matrix-vector product instead of `L`.
+/// With it the KEM switches to its streaming organisation (`src/lowmem.rs`): A is squeezed
+/// just in time, the secret vector is packed to 4 bits (or decoded from the key) and widened one
+/// polynomial at a time, at most one prepared secret and one accumulator are alive, key
+/// generation keeps its partial sums in the output key buffer, and ciphertexts are packed (or,
+/// in decapsulation, compared) as they are produced. Byte-identical results; the price is
+/// `L² + L` prepares instead of `L` per matrix-vector product, which is nothing for
+/// plain-domain backends such as [`Karatsuba`](crate::polymul::Karatsuba).
+///
+/// The matrix-vector methods below follow the same rule for callers of the IND-CPA layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LowMemory<B>(pub B);
 
 impl<B: PolyMul> LowMemory<B> {
-    /// `a · s` finished at once, then added into `sum`.
-    fn add_product(&mut self, sum: &mut Poly, a: &Poly, s: &B::Prepared) {
+    /// `Σ_j a_j·s_j` in the backend's domain with one accumulator; `next(j, a)` writes `a_j`,
+    /// and each secret is prepared just before its product.
+    fn sum_of_products<const L: usize>(
+        &mut self,
+        s: &[SecretPoly; L],
+        mut next: impl FnMut(usize, &mut Poly),
+    ) -> Poly {
         let mut acc = self.0.accumulator();
-        self.0.mul_acc(&mut acc, a, s);
-        let mut product = self.0.finish(&acc);
-        sum.add_assign(&product);
-        product.zeroize();
+        let mut entry = Poly::ZERO;
+        for (j, s_j) in s.iter().enumerate() {
+            next(j, &mut entry);
+            let mut prepared = self.0.prepare(s_j);
+            self.0.mul_acc(&mut acc, &entry, &prepared);
+            prepared.zeroize();
+        }
+        let sum = self.0.finish(&acc);
         acc.zeroize();
+        entry.zeroize();
+        sum
     }
 }
 
 impl<B: PolyMul> PolyMul for LowMemory<B> {
     type Prepared = B::Prepared;
     type Accumulator = B::Accumulator;
+    const STREAMING: bool = true;
 
     fn prepare(&mut self, s: &SecretPoly) -> B::Prepared {
         self.0.prepare(s)
@@ -155,6 +174,9 @@ impl<B: PolyMul> PolyMul for LowMemory<B> {
         self.0.name()
     }
 
+    /// Row-major A makes all L outputs grow at once: they are kept as plain sums (finished
+    /// products added mod 2^16, which stays correct mod 2^13), with one accumulator and one
+    /// prepared secret alive at a time.
     fn matrix_vector_transposed<M: MatrixSource, const L: usize>(
         &mut self,
         matrix: &mut M,
@@ -167,7 +189,12 @@ impl<B: PolyMul> PolyMul for LowMemory<B> {
             let mut prepared = self.0.prepare(s_i);
             for sum in sums.iter_mut() {
                 matrix.next_entry(&mut entry);
-                self.add_product(sum, &entry, &prepared);
+                let mut acc = self.0.accumulator();
+                self.0.mul_acc(&mut acc, &entry, &prepared);
+                let mut product = self.0.finish(&acc);
+                sum.add_assign(&product);
+                product.zeroize();
+                acc.zeroize();
             }
             prepared.zeroize();
         }
@@ -184,15 +211,8 @@ impl<B: PolyMul> PolyMul for LowMemory<B> {
         public_b: &[u8],
         mut emit: impl FnMut(usize, &Poly),
     ) -> Poly {
-        let mut entry = Poly::ZERO;
-        let mut row = Poly::ZERO;
         for i in 0..L {
-            for s_j in s {
-                matrix.next_entry(&mut entry);
-                let mut prepared = self.0.prepare(s_j);
-                self.add_product(&mut row, &entry, &prepared);
-                prepared.zeroize();
-            }
+            let mut row = self.sum_of_products(s, |_, entry| matrix.next_entry(entry));
             emit(i, &row);
             row.zeroize();
         }
@@ -200,12 +220,8 @@ impl<B: PolyMul> PolyMul for LowMemory<B> {
     }
 
     fn inner_product<const L: usize>(&mut self, public_b: &[u8], s: &[SecretPoly; L]) -> Poly {
-        let mut v = Poly::ZERO;
-        for (s_j, packed) in s.iter().zip(public_b.chunks_exact(POLY_P_BYTES)) {
-            let mut prepared = self.0.prepare(s_j);
-            self.add_product(&mut v, &unpack_poly(packed, EP), &prepared);
-            prepared.zeroize();
-        }
-        v
+        self.sum_of_products(s, |j, entry| {
+            *entry = unpack_poly(&public_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES], EP);
+        })
     }
 }

@@ -44,11 +44,22 @@ impl StreamMatrix {
     }
 }
 
+/// Squeezed per read: 64 coefficients. Reading an entry in four pieces keeps the buffer (on the
+/// stack beside the multiplication in the low-memory mode) at a quarter of an entry.
+const MATRIX_PIECE_BYTES: usize = MATRIX_ENTRY_BYTES >> 2;
+
+/// Fills `out` with 13-bit coefficients squeezed from `xof`, a piece at a time.
+fn squeeze_entry(xof: &mut Shake128Reader, out: &mut Poly) {
+    let mut buf = [0u8; MATRIX_PIECE_BYTES];
+    for piece in out.coeffs.chunks_exact_mut(N >> 2) {
+        xof.read(&mut buf);
+        unpack(&buf, EQ, piece);
+    }
+}
+
 impl MatrixSource for StreamMatrix {
     fn next_entry(&mut self, out: &mut Poly) {
-        let mut buf = [0u8; MATRIX_ENTRY_BYTES];
-        self.xof.read(&mut buf);
-        unpack(&buf, EQ, &mut out.coeffs);
+        squeeze_entry(&mut self.xof, out);
     }
 }
 
@@ -76,9 +87,7 @@ impl RandomAccessMatrix for IndexedMatrix {
     fn entry(&self, row: usize, col: usize, out: &mut Poly) {
         // Indices are single bytes in the spec; L <= 4 keeps them exact.
         let mut xof = shake128(&[&self.seed, &[row as u8, col as u8]]);
-        let mut buf = [0u8; MATRIX_ENTRY_BYTES];
-        xof.read(&mut buf);
-        unpack(&buf, EQ, &mut out.coeffs);
+        squeeze_entry(&mut xof, out);
     }
 }
 
@@ -205,12 +214,35 @@ fn binomial_per_coefficient(bytes: &[u8], mu: u32, out: &mut [i8]) {
 }
 
 /// GenSecret: fills `out` from SHAKE128(seed) following `segments`, which must cover exactly
-/// `out.len() · 256` coefficients. The stream is read once, front to back; skipped bytes are
-/// squeezed and discarded, so memory stays at one segment buffer.
+/// `out.len() · 256` coefficients. See [`gen_secret_with`].
 pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mut [SecretPoly]) {
+    let count = out.len();
+    gen_secret_with(seed, mu, segments, |i, poly| {
+        out[i].coeffs.copy_from_slice(&poly.coeffs)
+    });
+    debug_assert_eq!(
+        segments.iter().map(|seg| seg.coeffs).sum::<usize>(),
+        count * N
+    );
+}
+
+/// Coefficients sampled per XOF read: 32, i.e. 4μ bytes (a whole number for every μ).
+const SECRET_PIECE: usize = N >> 3;
+
+/// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it is
+/// complete. The stream is read once, front to back, a few bytes at a time; skipped bytes are
+/// squeezed and discarded. Memory: one polynomial and a 40-byte buffer, whatever the rank (the
+/// low-memory mode packs each polynomial as it arrives).
+pub fn gen_secret_with(
+    seed: &[u8; 32],
+    mu: u32,
+    segments: &[SecretSegment],
+    mut take: impl FnMut(usize, &SecretPoly),
+) {
     let mut xof = shake128(&[seed]);
-    // Largest segment: 256 coefficients of μ = 10 bits.
-    let mut buf = [0u8; 320];
+    // 32 coefficients of at most μ = 10 bits.
+    let mut buf = [0u8; 40];
+    let mut poly = SecretPoly::ZERO;
     let mut position = 0;
     let mut coeff = 0;
     for seg in segments {
@@ -219,16 +251,24 @@ pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mu
             xof.read(&mut buf[..skip]);
             position += skip;
         }
-        let len = (seg.coeffs * mu as usize) >> 3;
-        xof.read(&mut buf[..len]);
-        position += len;
-        // N = 256: polynomial index and offset are the high and low bits.
-        let poly = &mut out[coeff >> 8].coeffs;
-        let start = coeff & (N - 1);
-        centred_binomial(&buf[..len], mu, &mut poly[start..start + seg.coeffs]);
-        coeff += seg.coeffs;
+        // Segment lengths are multiples of 32 coefficients (128 or 256).
+        for _ in 0..seg.coeffs >> 5 {
+            let len = (SECRET_PIECE * mu as usize) >> 3;
+            xof.read(&mut buf[..len]);
+            position += len;
+            // N = 256: the offset in the current polynomial is the low bits.
+            let start = coeff & (N - 1);
+            centred_binomial(
+                &buf[..len],
+                mu,
+                &mut poly.coeffs[start..start + SECRET_PIECE],
+            );
+            coeff += SECRET_PIECE;
+            if coeff & (N - 1) == 0 {
+                take((coeff >> 8) - 1, &poly);
+            }
+        }
     }
-    debug_assert_eq!(coeff, out.len() * N);
     // As a slice: one fill and an optimisation barrier (zeroize >= 1.9; an array would be wiped
     // with one volatile store per byte).
     buf.as_mut_slice().zeroize();

@@ -3,7 +3,7 @@
 
 mod support;
 
-use saber_kem::polymul::{Schoolbook, ToomCook};
+use saber_kem::polymul::{Ntt, NttScalar, Schoolbook, ToomCook};
 use saber_kem::{ExpandedDecapsulationKey, ExpandedEncapsulationKey, Plus, Round3};
 use support::kat::{check, records_expanded};
 
@@ -23,6 +23,11 @@ expanded_kats! {
     toom_firesaber: ToomCook, "toom-cook", FireSaber, Round3, 4, 6, 6;
     toom_saber_plus: ToomCook, "toom-cook", SaberPlus, Plus, 3, 8, 4;
     schoolbook_lightsaber: Schoolbook, "schoolbook", LightSaber, Round3, 2, 10, 3;
+    ntt_lightsaber: Ntt::new(), "ntt", LightSaber, Round3, 2, 10, 3;
+    ntt_saber: Ntt::new(), "ntt", Saber, Round3, 3, 8, 4;
+    ntt_firesaber: Ntt::new(), "ntt", FireSaber, Round3, 4, 6, 6;
+    ntt_saber_plus: Ntt::new(), "ntt", SaberPlus, Plus, 3, 8, 4;
+    ntt_scalar_saber: NttScalar, "ntt-scalar", Saber, Round3, 3, 8, 4;
     schoolbook_firesaber_plus: Schoolbook, "schoolbook", FireSaberPlus, Plus, 4, 6, 6;
 }
 

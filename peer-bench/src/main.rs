@@ -1,15 +1,16 @@
 //! Times keygen / encaps / decaps of LightSaber, Saber and FireSaber in one run for:
-//! saber-kem with its default backend, saber-kem with each backend of the project's list
-//! (`tests/support/backends.rs`), saber-kem with a multiplier that does nothing (what the KEM
-//! core costs besides multiplication), pqcrypto-saber (PQClean C, AVX2 picked at run time), and the
-//! Keccak floor (the operation's SHAKE128 / SHA3 calls alone, `shared/docs/anchors.md` §5), and
-//! prints µs with the ratios ours / pqcrypto-saber and ours / Keccak floor.
+//! saber-kem with its default backend; saber-kem with each backend of the project's list
+//! (`tests/support/backends.rs`); the expanded keys (A, b and H(pk) cached in the backend's
+//! domain) with `Ntt` and with the default backend; saber-kem with a multiplier that does nothing
+//! (what the KEM core costs besides multiplication); pqcrypto-saber (PQClean C, AVX2 picked at
+//! run time); and the Keccak floor (the operation's SHAKE128 / SHA3 calls alone,
+//! `shared/docs/anchors.md` §5). It prints µs with the ratios ours / pqcrypto-saber and
+//! ours / Keccak floor.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
 //! samples, `-- --only default,no-mul` to time only the rows whose names contain one of the
-//! words, besides the two references). Rows `expanded …` go through expanded keys (their
-//! keygen cell: key generation plus expansion). Each cell is the minimum over 9 rounds of the median of up to 101 calls (or 15 ms);
-//! the rounds of one cell interleave all rows.
+//! words, besides the two references). Each cell is the minimum over 9 rounds of the median of
+//! up to 101 calls (or 15 ms); the rounds of one cell interleave all rows.
 
 use std::convert::Infallible;
 use std::hint::black_box;
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::hash::{sha3_256, sha3_512, shake128};
-use saber_kem::{FireSaber, LightSaber, Saber};
+use saber_kem::{ExpandedDecapsulationKey, FireSaber, LightSaber, Saber};
 use shake::XofReader;
 
 /// The project's backend list, included as the tests include it.
@@ -127,6 +128,43 @@ macro_rules! time_saber_kem {
     }};
 }
 
+/// Expanded keys (A, b and H(pk) cached in the backend's domain): keygen = key generation plus
+/// building the expanded decapsulation key; encaps and decaps through the expanded keys.
+macro_rules! time_expanded {
+    ($kem:ty, $backend:expr, $op:expr, $calls:expr, $budget:expr) => {{
+        let mut rng = BenchRng(3);
+        let backend = &mut $backend;
+        let Ok((dk, _)) = <$kem>::try_generate_with(backend, &mut rng);
+        let xdk = ExpandedDecapsulationKey::new(backend, &dk);
+        let xek = xdk.expanded_encapsulation_key();
+        let (ct, _) = xek.encapsulate(backend, &mut rng);
+        match $op {
+            0 => median_ns(
+                || {
+                    let Ok((dk, _)) = <$kem>::try_generate_with(backend, &mut rng);
+                    black_box(ExpandedDecapsulationKey::new(backend, &dk));
+                },
+                $calls,
+                $budget,
+            ),
+            1 => median_ns(
+                || {
+                    black_box(xek.encapsulate(backend, &mut rng));
+                },
+                $calls,
+                $budget,
+            ),
+            _ => median_ns(
+                || {
+                    black_box(xdk.decapsulate(backend, black_box(&ct)));
+                },
+                $calls,
+                $budget,
+            ),
+        }
+    }};
+}
+
 macro_rules! expanded_row {
     ($name:expr, $backend:expr) => {{
         let mut backend = $backend;
@@ -137,43 +175,6 @@ macro_rules! expanded_row {
                 1 => time_expanded!(Saber, backend, op, calls, budget),
                 _ => time_expanded!(FireSaber, backend, op, calls, budget),
             }),
-        }
-    }};
-}
-
-/// Expanded keys: keygen is key generation plus expansion of the secret key (which expands the
-/// public key too); encaps and decaps go through the expanded keys.
-macro_rules! time_expanded {
-    ($kem:ty, $backend:expr, $op:expr, $calls:expr, $budget:expr) => {{
-        let mut rng = BenchRng(3);
-        let backend = &mut $backend;
-        let Ok((dk, _)) = <$kem>::try_generate_with(backend, &mut rng);
-        let expanded = saber_kem::ExpandedDecapsulationKey::new(backend, &dk);
-        let ek = expanded.expanded_encapsulation_key();
-        let Ok((ct, _)) = ek.try_encapsulate(backend, &mut rng);
-        match $op {
-            0 => median_ns(
-                || {
-                    let Ok((dk, _)) = <$kem>::try_generate_with(backend, &mut rng);
-                    black_box(saber_kem::ExpandedDecapsulationKey::new(backend, &dk));
-                },
-                $calls,
-                $budget,
-            ),
-            1 => median_ns(
-                || {
-                    black_box(ek.try_encapsulate(backend, &mut rng).ok());
-                },
-                $calls,
-                $budget,
-            ),
-            _ => median_ns(
-                || {
-                    black_box(expanded.decapsulate(backend, black_box(&ct)));
-                },
-                $calls,
-                $budget,
-            ),
         }
     }};
 }
@@ -309,12 +310,16 @@ fn main() {
         backends::for_each_backend!(add_backend);
     };
     add_all();
-    rows.push(saber_kem_row!("saber-kem no-mul (bound)", NoMultiplication));
     rows.push(expanded_row!(
-        "expanded toom-cook",
-        saber_kem::polymul::ToomCook
+        "saber-kem expanded ntt",
+        saber_kem::polymul::Ntt::new()
     ));
-    rows.push(expanded_row!("expanded no-mul", NoMultiplication));
+    rows.push(expanded_row!(
+        "saber-kem exp. default",
+        saber_kem::DefaultPolyMul::default()
+    ));
+    rows.push(saber_kem_row!("saber-kem no-mul (bound)", NoMultiplication));
+    rows.push(expanded_row!("saber-kem exp. no-mul", NoMultiplication));
     rows.push(Row {
         name: "pqcrypto-saber 0.1.11".to_string(),
         time: Box::new(|variant, op, calls, budget| match variant {

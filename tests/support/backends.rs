@@ -39,8 +39,42 @@ macro_rules! for_each_backend {
             }
         );
         $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
+        $callback!(
+            kronecker,
+            "kronecker",
+            saber_kem::polymul::KroneckerSoft::default()
+        );
+        // The ESP32 RSA driver on the host model of each register generation.
+        $callback!(
+            kronecker_esp32_model,
+            "kronecker-esp32",
+            saber_kem::hw::esp32_model::kronecker_on_model::<saber_kem::hw::esp32_rsa::Esp32>()
+        );
+        $callback!(
+            kronecker_esp32s3_model,
+            "kronecker-esp32s3",
+            saber_kem::hw::esp32_model::kronecker_on_model::<saber_kem::hw::esp32_rsa::Esp32S3>()
+        );
+        $callback!(
+            kronecker_esp32c3_model,
+            "kronecker-esp32c3",
+            saber_kem::hw::esp32_model::kronecker_on_model::<saber_kem::hw::esp32_rsa::Esp32C3>()
+        );
+        $callback!(karatsuba, "karatsuba", saber_kem::polymul::Karatsuba);
     };
 }
 
 #[allow(unused_imports)]
 pub(crate) use for_each_backend;
+
+/// The backends that implement `PolyMulPublic` (expanded keys), in the same callback form.
+#[allow(unused_macros)]
+macro_rules! for_each_public_backend {
+    ($callback:ident) => {
+        $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
+        $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
+    };
+}
+
+#[allow(unused_imports)]
+pub(crate) use for_each_public_backend;

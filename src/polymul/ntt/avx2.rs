@@ -438,42 +438,87 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut [i32; 4 * N]) {
     }
 }
 
+/// Loads the centred `a` (sign-extended bit 12, the scalar `poly::centred`) and runs forward
+/// pass 1.
+#[inline(always)]
+unsafe fn load_public_pass_1(a: &Poly, t: &mut [__m256i; 32]) {
+    for (v, chunk) in t.iter_mut().zip(a.coeffs.chunks_exact(8)) {
+        let chunk = &chunk[..8];
+        // SAFETY: AVX2 is present (caller contract); `chunk` holds eight u16 (checked above).
+        *v = unsafe {
+            let x = _mm256_cvtepu16_epi32(_mm_loadu_si128(chunk.as_ptr().cast()));
+            _mm256_srai_epi32::<19>(_mm256_slli_epi32::<19>(x))
+        };
+    }
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { forward_pass_1(t) };
+}
+
+/// `acc += â ∘ ŝ` for the two blocks of NTT-domain register `slot` (â in `x`).
+#[inline(always)]
+unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize, x: __m256i) {
+    let cols = &prepared[32 * slot..32 * slot + 32];
+    let sums = &mut acc[8 * slot..8 * slot + 8];
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        let mut even = load_i64(&sums[0..]);
+        let mut odd = load_i64(&sums[4..]);
+        // Row k of a block: Σ_i a_i · column_i[k]; a_i broadcast within each block (128 bits).
+        let a_i = [
+            _mm256_shuffle_epi32::<0x00>(x),
+            _mm256_shuffle_epi32::<0x55>(x),
+            _mm256_shuffle_epi32::<0xAA>(x),
+            _mm256_shuffle_epi32::<0xFF>(x),
+        ];
+        for (i, &ai) in a_i.iter().enumerate() {
+            let col = load_i32(&cols[8 * i..]);
+            even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, col));
+            odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_lanes(col)));
+        }
+        store_i64(&mut sums[0..], even);
+        store_i64(&mut sums[4..], odd);
+    }
+}
+
 #[target_feature(enable = "avx2")]
 unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
         let mut t = [_mm256_setzero_si256(); 32];
-        for (v, chunk) in t.iter_mut().zip(a.coeffs.chunks_exact(8)) {
-            let chunk = &chunk[..8];
-            let x = _mm256_cvtepu16_epi32(_mm_loadu_si128(chunk.as_ptr().cast()));
-            // Centre: sign-extend bit 12 (the scalar `poly::centred`).
-            *v = _mm256_srai_epi32::<19>(_mm256_slli_epi32::<19>(x));
+        load_public_pass_1(a, &mut t);
+        for c in 0..4 {
+            let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * c + k]);
+            forward_layers_4_to_6(&mut w, c);
+            // Fused: the base multiplication reads the registers, â is never stored.
+            for (h, &x) in w.iter().enumerate() {
+                basemul_slot(acc, prepared, 8 * c + h, x);
+            }
         }
-        forward_pass_1(&mut t);
+    }
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn public_to_domain_avx2(a: &Poly, out: &mut [i32; N]) {
+    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
+    unsafe {
+        let mut t = [_mm256_setzero_si256(); 32];
+        load_public_pass_1(a, &mut t);
         for c in 0..4 {
             let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * c + k]);
             forward_layers_4_to_6(&mut w, c);
             for (h, &x) in w.iter().enumerate() {
-                let slot = 8 * c + h;
-                let cols = &prepared[32 * slot..32 * slot + 32];
-                let sums = &mut acc[8 * slot..8 * slot + 8];
-                let mut even = load_i64(&sums[0..]);
-                let mut odd = load_i64(&sums[4..]);
-                // Row k of block h: Σ_i a_i · column_i[k]; a_i broadcast within each block.
-                let a_i = [
-                    _mm256_shuffle_epi32::<0x00>(x),
-                    _mm256_shuffle_epi32::<0x55>(x),
-                    _mm256_shuffle_epi32::<0xAA>(x),
-                    _mm256_shuffle_epi32::<0xFF>(x),
-                ];
-                for (i, &ai) in a_i.iter().enumerate() {
-                    let col = load_i32(&cols[8 * i..]);
-                    even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, col));
-                    odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_lanes(col)));
-                }
-                store_i64(&mut sums[0..], even);
-                store_i64(&mut sums[4..], odd);
+                store_i32(&mut out[8 * (8 * c + h)..], x);
             }
+        }
+    }
+}
+
+#[target_feature(enable = "avx2")]
+unsafe fn basemul_acc_avx2(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32; 4 * N]) {
+    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
+    unsafe {
+        for slot in 0..32 {
+            basemul_slot(acc, prepared, slot, load_i32(&a_hat[8 * slot..]));
         }
     }
 }
@@ -526,6 +571,24 @@ pub(crate) fn prepare(_token: Avx2Token, s: &SecretPoly, out: &mut [i32; 4 * N])
 pub(crate) fn mul_acc(_token: Avx2Token, acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     // SAFETY: the token proves AVX2 is present.
     unsafe { mul_acc_avx2(acc, a, prepared) }
+}
+
+/// AVX2 forward transform of a public polynomial into NTT-domain order (same values as the
+/// scalar `public_to_domain`).
+pub(crate) fn public_to_domain(_token: Avx2Token, a: &Poly, out: &mut [i32; N]) {
+    // SAFETY: the token proves AVX2 is present.
+    unsafe { public_to_domain_avx2(a, out) }
+}
+
+/// AVX2 base multiplication of an NTT-domain public polynomial (same sums as the scalar one).
+pub(crate) fn basemul_acc(
+    _token: Avx2Token,
+    acc: &mut [i64; N],
+    a_hat: &[i32; N],
+    prepared: &[i32; 4 * N],
+) {
+    // SAFETY: the token proves AVX2 is present.
+    unsafe { basemul_acc_avx2(acc, a_hat, prepared) }
 }
 
 /// AVX2 `finish` (same output as the scalar one).

@@ -125,16 +125,25 @@ pub(crate) fn prepare<P: Params>(s: &SecretPoly, out: &mut [i32]) {
     t.as_mut_slice().zeroize();
 }
 
-/// `mul_acc`: forward NTT of the centred `a`, then `acc += â ∘ ŝ` blockwise, in `i64`.
-pub(crate) fn mul_acc<P: Params>(acc: &mut [i64; N], a: &Poly, prepared: &[i32]) {
+/// Forward NTT of the centred `a`, stored in NTT-domain order (block `b` at slot
+/// `block_slot(b)`): what [`basemul_acc`] reads, and the cached form of a public polynomial.
+pub(crate) fn public_to_domain<P: Params>(a: &Poly, out: &mut [i32; N]) {
     let mut t = [0i32; N];
     for (x, &c) in t.iter_mut().zip(a.coeffs.iter()) {
         *x = centred(c);
     }
     forward::<P>(&mut t);
+    for (block, a_block) in t.chunks_exact(P::BLOCK).enumerate() {
+        out[block_slot(block) << P::LOG_BLOCK..][..P::BLOCK].copy_from_slice(a_block);
+    }
+    // `a` is secret-derived in decapsulation's re-encryption.
+    t.as_mut_slice().zeroize();
+}
+
+/// `acc += â ∘ ŝ` blockwise, in `i64`, for â in NTT-domain order (|â| < 3.1·q').
+pub(crate) fn basemul_acc<P: Params>(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32]) {
     let b = P::BLOCK;
-    for (block, a_block) in t.chunks_exact(b).enumerate() {
-        let slot = block_slot(block);
+    for (slot, a_block) in a_hat.chunks_exact(b).enumerate() {
         for k in 0..b {
             let mut sum = 0i64;
             for (i, &ai) in a_block.iter().enumerate() {
@@ -143,7 +152,14 @@ pub(crate) fn mul_acc<P: Params>(acc: &mut [i64; N], a: &Poly, prepared: &[i32])
             acc[acc_index((slot << P::LOG_BLOCK) + k)] += sum;
         }
     }
-    t.as_mut_slice().zeroize();
+}
+
+/// `mul_acc`: forward NTT of the centred `a`, then the base multiplication.
+pub(crate) fn mul_acc<P: Params>(acc: &mut [i64; N], a: &Poly, prepared: &[i32]) {
+    let mut a_hat = [0i32; N];
+    public_to_domain::<P>(a, &mut a_hat);
+    basemul_acc::<P>(acc, &a_hat, prepared);
+    a_hat.as_mut_slice().zeroize();
 }
 
 /// Montgomery-reduces the accumulator into natural NTT order (|x| <= 0.75·q').

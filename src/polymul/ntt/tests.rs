@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::poly::{Q_MASK, SECRET_BOUND};
-use crate::polymul::Schoolbook;
+use crate::polymul::{PolyMulPublic, Schoolbook};
 
 fn poly_strategy() -> impl Strategy<Value = Poly> {
     prop_oneof![
@@ -116,6 +116,40 @@ proptest! {
         let out_scalar = scalar.finish(&acc_scalar);
         prop_assert_eq!(out_scalar.coeffs, avx2.finish(&acc_scalar).coeffs);
         prop_assert_eq!(out_scalar.coeffs, Ntt::new().finish(&acc_avx2).coeffs);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// A cached public operand gives the very accumulator `mul_acc` gives, on both paths and
+    /// across them.
+    #[test]
+    fn cached_public_operands_match_mul_acc(
+        terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
+    ) {
+        let mut scalar = NttScalar;
+        let mut want = scalar.accumulator();
+        let mut got = scalar.accumulator();
+        let mut avx2_sums = scalar.accumulator();
+        let mut avx2 = NttAvx2::new();
+        for (a, s) in &terms {
+            let prepared = scalar.prepare(s);
+            scalar.mul_acc(&mut want, a, &prepared);
+            let public = scalar.prepare_public(a);
+            scalar.mul_acc_prepared(&mut got, &public, &prepared);
+            if let Some(avx2) = avx2.as_mut() {
+                let public_avx2 = avx2.prepare_public(a);
+                prop_assert_eq!(public.coeffs, public_avx2.coeffs);
+                avx2.mul_acc_prepared(&mut avx2_sums, &public_avx2, &prepared);
+            }
+        }
+        prop_assert_eq!(got.sums, want.sums);
+        if avx2.is_some() {
+            prop_assert_eq!(avx2_sums.sums, want.sums);
+        }
+        let want_poly = masked(&sum_with(Schoolbook, &terms));
+        prop_assert_eq!(masked(&Ntt::new().finish(&got)), want_poly);
     }
 }
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Static worst-case stack chain below a function, from `llvm-objdump -d -C` output.
+
+Usage: stack_chains.py DISASSEMBLY ROOT_REGEX [COUNT]
+
+For each function matching ROOT_REGEX, prints the deepest call chain (direct calls only; panic
+paths ignored) with each frame's size: prologue `addi sp`/`lui+sub sp` on RISC-V, `push`/`vpush`/
+`sub sp` on ARM. The harness measures the true peak by stack painting; this shows where it goes.
+Get the disassembly with `llvm-objdump` from `rustup component add llvm-tools`, e.g.
+  $(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin/llvm-objdump -d -C --no-show-raw-insn \
+      embedded/target/cortex-m4/thumbv7em-none-eabihf/release/saber-embedded > arm.dis
+  embedded/tools/stack_chains.py arm.dis 'lowmem::(keypair|encapsulate|decapsulate)'
+"""
+import re,sys,functools
+dis, root_pat = sys.argv[1], sys.argv[2]
+funcs={}; order=[]
+cur=None
+for line in open(dis):
+    m=re.match(r'^([0-9a-f]+) <(.*)>:',line)
+    if m:
+        cur=m.group(2); funcs[cur]={'frame':0,'calls':set(),'regs':{}}; order.append(cur); continue
+    if not cur: continue
+    f=funcs[cur]; regs=f['regs']
+    m=re.search(r'\taddi\tsp, sp, -0x([0-9a-f]+)',line)
+    if m: f['frame']+=int(m.group(1),16); continue
+    m=re.search(r'\tlui\t(\w+), 0x([0-9a-f]+)',line)
+    if m: regs[m.group(1)]=int(m.group(2),16)<<12; continue
+    m=re.search(r'\taddi\t(\w+), (\w+), (-?0x[0-9a-f]+|-?\d+)',line)
+    if m and m.group(2) in regs: regs[m.group(1)]=regs[m.group(2)]+int(m.group(3),0); continue
+    m=re.search(r'\tsub\tsp, sp, (\w+)$',line.rstrip())
+    if m and m.group(1) in regs: f['frame']+=regs[m.group(1)]; continue
+    m=re.search(r'\tsub(?:\.w)?\tsp, (?:sp, )?#0x([0-9a-f]+)',line)
+    if m: f['frame']+=int(m.group(1),16); continue
+    m=re.search(r'\tsubw\tsp, sp, #0x([0-9a-f]+)',line)
+    if m: f['frame']+=int(m.group(1),16); continue
+    m=re.search(r'\tpush(?:\.w)?\t\{([^}]*)\}',line)
+    if m: f['frame']+=4*len(m.group(1).split(',')); continue
+    m=re.search(r'\tvpush\t\{([^}]*)\}',line)
+    if m: f['frame']+=8*len(m.group(1).split(',')); continue
+    m=re.search(r'\t(?:bl|blx|jal|c\.jal|tail|call|b\.w|b)\t.*<([^>+]+)>',line)
+    if m and m.group(1)!=cur and 'panic' not in m.group(1) and 'slice_index_fail' not in m.group(1) and 'unwrap_failed' not in m.group(1): f['calls'].add(m.group(1))
+sys.setrecursionlimit(10000)
+@functools.lru_cache(None)
+def worst(fn, depth=0):
+    f=funcs.get(fn)
+    if not f or depth>60: return (0,[])
+    best=(0,[])
+    for c in f['calls']:
+        w=worst(c, depth+1)
+        if w[0]>best[0]: best=w
+    return (f['frame']+best[0], [(fn,f['frame'])]+best[1])
+short=lambda n: re.sub(r'::h[0-9a-f]{16}','',n).replace('$LT$','<').replace('$GT$','>').replace('$u20$',' ').replace('$C$',',').replace('..','::')[:110]
+roots=[n for n in order if re.search(root_pat,n)]
+for r in roots[:int(sys.argv[3]) if len(sys.argv)>3 else 4]:
+    total,path=worst(r)
+    print(f"== {short(r)}: {total} B")
+    for fn,fr in path: print(f"   {fr:6d}  {short(fn)}")

@@ -1,0 +1,128 @@
+//! Real-register access for the ESP32 RSA driver (feature `esp32`): the only `unsafe` code of the
+//! hardware path.
+//!
+//! [`VolatileMmio`] performs volatile 32-bit loads and stores, restricted to the RSA block of
+//! chip `C` and the registers of `C`'s power-up sequence, so that the safe [`Mmio`] methods cannot
+//! reach other memory. Its constructor is `unsafe`: the caller hands over the peripheral.
+#![allow(unsafe_code)]
+
+use core::marker::PhantomData;
+
+use crate::hw::Mmio;
+use crate::hw::esp32_rsa::{Chip, Esp32Rsa};
+use crate::polymul::Kronecker;
+
+/// Size in bytes of the RSA block's address window (four memories and the registers).
+const RSA_WINDOW: usize = 0x1000;
+
+/// Volatile access to the RSA accelerator of chip `C` at its real address.
+#[derive(Debug)]
+pub struct VolatileMmio<C: Chip> {
+    chip: PhantomData<C>,
+}
+
+impl<C: Chip> VolatileMmio<C> {
+    /// Access to the RSA block of `C`.
+    ///
+    /// # Safety
+    /// The program runs on chip `C`, and nothing else uses the RSA accelerator while the
+    /// returned value (or a driver built on it) lives: no other driver instance, no esp-hal or
+    /// esp-idf RSA/MPI/DS user, no interrupt handler. On a dual-core ESP32 the other core must
+    /// not access DPORT/APB space concurrently (DPORT erratum), or must use esp-idf's protection.
+    pub unsafe fn new() -> Self {
+        Self { chip: PhantomData }
+    }
+
+    /// The first of `count` consecutive words from `address`, all inside the RSA block's
+    /// operand memories (panics otherwise).
+    fn checked_span(address: usize, count: usize) -> *mut u32 {
+        let base = C::LAYOUT.base;
+        assert!(
+            address >= base && address & 3 == 0 && address + 4 * count <= base + 0x800,
+            "span outside the RSA operand memories"
+        );
+        address as *mut u32
+    }
+
+    /// Whether `address` is a word of the RSA block or a power-up register of `C`.
+    fn permitted(address: usize) -> bool {
+        let base = C::LAYOUT.base;
+        (address >= base && address < base + RSA_WINDOW && address & 3 == 0)
+            || C::POWER_UP.iter().any(|step| step.address == address)
+    }
+}
+
+impl<C: Chip> Mmio for VolatileMmio<C> {
+    fn read(&mut self, address: usize) -> u32 {
+        assert!(
+            Self::permitted(address),
+            "address outside the RSA peripheral"
+        );
+        // SAFETY: `address` is an aligned word of C's RSA block or one of its power-up
+        // registers (checked above); the constructor's contract makes them ours to access.
+        unsafe { core::ptr::read_volatile(address as *const u32) }
+    }
+
+    fn write(&mut self, address: usize, value: u32) {
+        assert!(
+            Self::permitted(address),
+            "address outside the RSA peripheral"
+        );
+        // SAFETY: as in `read`.
+        unsafe { core::ptr::write_volatile(address as *mut u32, value) }
+    }
+
+    fn write_words(&mut self, address: usize, words: &[u32]) {
+        let start = Self::checked_span(address, words.len());
+        for (i, &word) in words.iter().enumerate() {
+            // SAFETY: inside the RSA block's operand memories (checked_span); ours by the
+            // constructor's contract.
+            unsafe { core::ptr::write_volatile(start.add(i), word) }
+        }
+    }
+
+    fn fill_words(&mut self, address: usize, count: usize, value: u32) {
+        let start = Self::checked_span(address, count);
+        for i in 0..count {
+            // SAFETY: as in `write_words`.
+            unsafe { core::ptr::write_volatile(start.add(i), value) }
+        }
+    }
+
+    fn read_words(&mut self, address: usize, out: &mut [u32]) {
+        let start = Self::checked_span(address, out.len());
+        for (i, word) in out.iter_mut().enumerate() {
+            // SAFETY: as in `write_words`.
+            *word = unsafe { core::ptr::read_volatile(start.add(i)) };
+        }
+    }
+}
+
+/// Enables the RSA accelerator's clock, releases its reset, powers its memories, and waits until
+/// they are initialised (the steps of [`Chip::POWER_UP`], documented in
+/// [`crate::hw::esp32_rsa`]).
+///
+/// # Safety
+/// Read-modify-writes shared clock/reset/power registers of the SYSTEM/DPORT/PCR block: no other
+/// code (another driver, an interrupt handler, the other core) may modify these registers
+/// concurrently, and resetting the RSA block must be acceptable to the rest of the program
+/// (on the ESP32 this also releases the digital-signature reset).
+pub unsafe fn enable_clock_and_memory<C: Chip>(rsa: &mut Esp32Rsa<VolatileMmio<C>, C>) {
+    rsa.power_up();
+}
+
+/// The Kronecker backend on the chip selected with `--cfg saber_esp32_chip`.
+#[cfg(any(
+    saber_esp32_chip = "esp32",
+    saber_esp32_chip = "esp32s2",
+    saber_esp32_chip = "esp32s3",
+    saber_esp32_chip = "esp32c3",
+    saber_esp32_chip = "esp32c6",
+    saber_esp32_chip = "esp32h2"
+))]
+pub type Esp32Kronecker = Kronecker<
+    Esp32Rsa<VolatileMmio<crate::hw::esp32_rsa::TargetChip>, crate::hw::esp32_rsa::TargetChip>,
+>;
+
+/// The Kronecker backend on chip `C`'s RSA accelerator.
+pub type Esp32KroneckerOn<C> = Kronecker<Esp32Rsa<VolatileMmio<C>, C>>;
