@@ -214,20 +214,26 @@ fn binomial_per_coefficient(bytes: &[u8], mu: u32, out: &mut [i8]) {
 }
 
 /// GenSecret: fills `out` from SHAKE128(seed) following `segments`, which must cover exactly
-/// `out.len() · 256` coefficients. See [`gen_secret_with`].
+/// `out.len() · 256` coefficients. The stream is read once, front to back, 128 coefficients per
+/// read straight into `out` (the fast path's buffer is 160 bytes; [`gen_secret_with`] keeps
+/// memory lower).
 pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mut [SecretPoly]) {
-    let count = out.len();
-    gen_secret_with(seed, mu, segments, |i, poly| {
-        out[i].coeffs.copy_from_slice(&poly.coeffs)
-    });
     debug_assert_eq!(
         segments.iter().map(|seg| seg.coeffs).sum::<usize>(),
-        count * N
+        out.len() * N
     );
+    // 128 coefficients of at most μ = 10 bits.
+    let mut buf = [0u8; 160];
+    read_pieces(seed, mu, segments, &mut buf, 7, |coeff, bytes| {
+        // N = 256: polynomial index and offset are the high and low bits.
+        let poly = &mut out[coeff >> 8].coeffs;
+        let start = coeff & (N - 1);
+        centred_binomial(bytes, mu, &mut poly[start..start + (1 << 7)]);
+    });
 }
 
-/// Coefficients sampled per XOF read: 32, i.e. 4μ bytes (a whole number for every μ).
-const SECRET_PIECE: usize = N >> 3;
+/// Coefficients sampled per XOF read by [`gen_secret_with`]: 32, i.e. 4μ bytes.
+const SECRET_PIECE_LOG: u32 = 5;
 
 /// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it is
 /// complete. The stream is read once, front to back, a few bytes at a time; skipped bytes are
@@ -239,10 +245,41 @@ pub fn gen_secret_with(
     segments: &[SecretSegment],
     mut take: impl FnMut(usize, &SecretPoly),
 ) {
-    let mut xof = shake128(&[seed]);
     // 32 coefficients of at most μ = 10 bits.
     let mut buf = [0u8; 40];
     let mut poly = SecretPoly::ZERO;
+    let piece = 1 << SECRET_PIECE_LOG;
+    read_pieces(
+        seed,
+        mu,
+        segments,
+        &mut buf,
+        SECRET_PIECE_LOG,
+        |coeff, bytes| {
+            // N = 256: the offset in the current polynomial is the low bits.
+            let start = coeff & (N - 1);
+            centred_binomial(bytes, mu, &mut poly.coeffs[start..start + piece]);
+            if (coeff + piece) & (N - 1) == 0 {
+                take(coeff >> 8, &poly);
+            }
+        },
+    );
+}
+
+/// The walk of GenSecret over the secret stream: reads the pieces of `2^piece_log` coefficients
+/// of `segments` (segment lengths are multiples of 128) in order, calling
+/// `sample(first coefficient, bytes)` for each; bytes between segments are squeezed and
+/// discarded. `buf` holds a piece (`2^piece_log · μ / 8` bytes) and is wiped at the end.
+fn read_pieces(
+    seed: &[u8; 32],
+    mu: u32,
+    segments: &[SecretSegment],
+    buf: &mut [u8],
+    piece_log: u32,
+    mut sample: impl FnMut(usize, &[u8]),
+) {
+    let mut xof = shake128(&[seed]);
+    let len = (mu as usize) << (piece_log - 3);
     let mut position = 0;
     let mut coeff = 0;
     for seg in segments {
@@ -251,27 +288,16 @@ pub fn gen_secret_with(
             xof.read(&mut buf[..skip]);
             position += skip;
         }
-        // Segment lengths are multiples of 32 coefficients (128 or 256).
-        for _ in 0..seg.coeffs >> 5 {
-            let len = (SECRET_PIECE * mu as usize) >> 3;
+        for _ in 0..seg.coeffs >> piece_log {
             xof.read(&mut buf[..len]);
             position += len;
-            // N = 256: the offset in the current polynomial is the low bits.
-            let start = coeff & (N - 1);
-            centred_binomial(
-                &buf[..len],
-                mu,
-                &mut poly.coeffs[start..start + SECRET_PIECE],
-            );
-            coeff += SECRET_PIECE;
-            if coeff & (N - 1) == 0 {
-                take((coeff >> 8) - 1, &poly);
-            }
+            sample(coeff, &buf[..len]);
+            coeff += 1 << piece_log;
         }
     }
     // As a slice: one fill and an optimisation barrier (zeroize >= 1.9; an array would be wiped
     // with one volatile store per byte).
-    buf.as_mut_slice().zeroize();
+    buf.zeroize();
 }
 
 #[cfg(test)]
@@ -320,6 +346,43 @@ mod tests {
         assert_eq!(out[..4], [5, 5, 5, 5]);
         centred_binomial(&[0xFF; 6], 6, &mut out);
         assert_eq!(out, [0; 8]);
+    }
+
+    /// The fast sampler (128 coefficients per read, straight into the output) and the streaming
+    /// one (32 per read, a polynomial at a time) read the same bytes the same way.
+    #[test]
+    fn fast_and_streaming_samplers_agree() {
+        const fn seg(offset: usize, coeffs: usize) -> SecretSegment {
+            SecretSegment { offset, coeffs }
+        }
+        let layouts: [(u32, &[SecretSegment]); 4] = [
+            (
+                10,
+                &[seg(0, 128), seg(168, 128), seg(336, 128), seg(504, 128)],
+            ),
+            (8, &[seg(0, 256), seg(256, 256), seg(584, 256)]),
+            (
+                6,
+                &[seg(0, 256), seg(264, 256), seg(456, 256), seg(648, 256)],
+            ),
+            (8, &[seg(0, 256), seg(256, 256), seg(512, 256)]),
+        ];
+        for (mu, segments) in layouts {
+            let polys = segments.iter().map(|s| s.coeffs).sum::<usize>() >> 8;
+            let mut fast = [
+                SecretPoly::ZERO,
+                SecretPoly::ZERO,
+                SecretPoly::ZERO,
+                SecretPoly::ZERO,
+            ];
+            gen_secret(&[7; 32], mu, segments, &mut fast[..polys]);
+            let mut count = 0;
+            gen_secret_with(&[7; 32], mu, segments, |i, poly| {
+                assert_eq!(poly.coeffs, fast[i].coeffs, "mu {mu}, polynomial {i}");
+                count += 1;
+            });
+            assert_eq!(count, polys);
+        }
     }
 
     #[test]

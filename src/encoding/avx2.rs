@@ -8,7 +8,7 @@
 //! variable shift by `W·i mod 8` and a mask leave the coefficient. Two groups are narrowed to
 //! 16 bits and stored together. Nothing depends on the data: same instructions, same addresses.
 //!
-//! **Safety.** `unpack` is safe: it runs the `unsafe` AVX2 function only after run-time
+//! **Safety.** `unpack` is safe: it runs the `unsafe` AVX2 functions only after run-time
 //! detection (CPUID through `cpufeatures`, cached). Loads and stores go through `loadu`/`storeu`
 //! on pointers of slices just taken by bounds-checked indexing, of exactly the accessed length.
 #![allow(unsafe_code)]
@@ -84,30 +84,81 @@ unsafe fn unpack_avx2<const W: usize>(bytes: &[u8], out: &mut [u16]) -> usize {
         )
     };
     let mut groups = 0;
-    // Two groups per iteration; the second group's 16-byte load must stay within `bytes`.
+    // Two groups per iteration while both 16-byte loads stay within `bytes`.
     while W * (groups + 1) + LOAD <= bytes.len() && GROUP * (groups + 2) <= out.len() {
         let first = &bytes[W * groups..W * groups + LOAD];
         let second = &bytes[W * (groups + 1)..W * (groups + 1) + LOAD];
         let target = &mut out[GROUP * groups..GROUP * (groups + 2)];
-        // SAFETY: `first` and `second` are 16 bytes and `target` is 16 `u16`s (32 bytes), the
-        // sizes of the unaligned loads and the store.
+        // SAFETY: AVX2 is available (this function's contract); the slices have the lengths
+        // `unpack_pair` requires.
+        unsafe { unpack_pair(first, shuffle, second, shuffle, shift, mask, target) };
+        groups += 2;
+    }
+    // The last pair (where the loop stops short of the end: 2 of the 8 groups of a quarter
+    // polynomial, 2 of 32 of a whole one): a load that would pass the end of `bytes` ends at it
+    // instead, `δ` bytes before the group, and the shuffle indices move up by `δ`. The bytes of
+    // coefficient `i` are then at `δ + ⌊W·i/8⌋ … δ + ⌊(W·(i+1) − 1)/8⌋ <= δ + W − 1 <= 15`, since
+    // the group ends within `bytes` (`δ <= 16 − W`). Indices past 15 (bytes the coefficient does
+    // not need) wrap within the 16 bytes; they land at bit `8k − W·i mod 8 >= W` or above and
+    // are masked off. The zeroing indices `0x80 + δ` keep their top bit.
+    if GROUP * (groups + 2) <= out.len() && W * (groups + 2) <= bytes.len() && LOAD <= bytes.len() {
+        let last_load = bytes.len() - LOAD;
+        let (a, b) = (W * groups, W * (groups + 1));
+        let (a_at, b_at) = (a.min(last_load), b.min(last_load));
+        let first = &bytes[a_at..a_at + LOAD];
+        let second = &bytes[b_at..b_at + LOAD];
+        let target = &mut out[GROUP * groups..GROUP * (groups + 2)];
+        // SAFETY: as above.
         unsafe {
-            let a = _mm256_broadcastsi128_si256(_mm_loadu_si128(first.as_ptr().cast()));
-            let b = _mm256_broadcastsi128_si256(_mm_loadu_si128(second.as_ptr().cast()));
-            let a = _mm256_and_si256(
-                _mm256_srlv_epi32(_mm256_shuffle_epi8(a, shuffle), shift),
+            let first_shuffle = _mm256_add_epi8(shuffle, _mm256_set1_epi8((a - a_at) as i8));
+            let second_shuffle = _mm256_add_epi8(shuffle, _mm256_set1_epi8((b - b_at) as i8));
+            unpack_pair(
+                first,
+                first_shuffle,
+                second,
+                second_shuffle,
+                shift,
                 mask,
+                target,
             );
-            let b = _mm256_and_si256(
-                _mm256_srlv_epi32(_mm256_shuffle_epi8(b, shuffle), shift),
-                mask,
-            );
-            // Per 128-bit half: [a 0–3, b 0–3 | a 4–7, b 4–7]; the 64-bit permutation puts the
-            // quarters in the order a 0–3, a 4–7, b 0–3, b 4–7.
-            let packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0b11_01_10_00);
-            _mm256_storeu_si256(target.as_mut_ptr().cast(), packed);
         }
         groups += 2;
     }
     GROUP * groups
+}
+
+/// Unpacks two groups, from the 16 bytes of `first` and of `second` with their shuffles, into
+/// the 16 coefficients of `target`.
+///
+/// # Safety
+/// The CPU must support AVX2; `first` and `second` must be 16 bytes and `target` 16 `u16`s.
+#[target_feature(enable = "avx2")]
+unsafe fn unpack_pair(
+    first: &[u8],
+    first_shuffle: __m256i,
+    second: &[u8],
+    second_shuffle: __m256i,
+    shift: __m256i,
+    mask: __m256i,
+    target: &mut [u16],
+) {
+    debug_assert!(first.len() == LOAD && second.len() == LOAD && target.len() == 2 * GROUP);
+    // SAFETY: the loads read 16 bytes of `first` and `second` and the store writes the 32 bytes
+    // of `target` (the caller's lengths); AVX2 is available.
+    unsafe {
+        let a = _mm256_broadcastsi128_si256(_mm_loadu_si128(first.as_ptr().cast()));
+        let b = _mm256_broadcastsi128_si256(_mm_loadu_si128(second.as_ptr().cast()));
+        let a = _mm256_and_si256(
+            _mm256_srlv_epi32(_mm256_shuffle_epi8(a, first_shuffle), shift),
+            mask,
+        );
+        let b = _mm256_and_si256(
+            _mm256_srlv_epi32(_mm256_shuffle_epi8(b, second_shuffle), shift),
+            mask,
+        );
+        // Per 128-bit half: [a 0–3, b 0–3 | a 4–7, b 4–7]; the 64-bit permutation puts the
+        // quarters in the order a 0–3, a 4–7, b 0–3, b 4–7.
+        let packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0b11_01_10_00);
+        _mm256_storeu_si256(target.as_mut_ptr().cast(), packed);
+    }
 }
