@@ -9,7 +9,8 @@
 //! Only the calls inside `measured` are counted (key generation and encapsulation of the inputs
 //! are not), so the callgrind total divided by the count is the cost of one operation.
 //! Arguments: variant (`light`, `saber`, `fire`), operation (`keygen`, `encaps`, `decaps`),
-//! backend (`default`, `nomul`, `toom`, `ntt-scalar`, `expanded-nomul`, `expanded-toom`;
+//! backend (`default`, `nomul`, `toom`, `ntt-scalar`, `expanded-nomul`, `expanded-toom`,
+//! `expanded-default`;
 //! the `expanded-` ones encapsulate and decapsulate through expanded keys), count.
 
 use std::convert::Infallible;
@@ -139,6 +140,13 @@ fn main() {
         "ntt-scalar" => per_variant!(run, variant, &mut NttScalar, op, count),
         "expanded-nomul" => per_variant!(run_expanded, variant, &mut NoMultiplication, op, count),
         "expanded-toom" => per_variant!(run_expanded, variant, &mut ToomCook, op, count),
+        "expanded-default" => per_variant!(
+            run_expanded,
+            variant,
+            &mut DefaultPolyMul::default(),
+            op,
+            count
+        ),
         other => panic!("unknown backend {other}"),
     }
 }
