@@ -33,7 +33,7 @@ pub fn pack(coeffs: &[u16; N], width: u32, out: &mut [u8]) {
         3 => pack_groups::<3>(coeffs, out),
         4 => pack_groups::<4>(coeffs, out),
         6 => pack_groups::<6>(coeffs, out),
-        10 => pack_groups::<10>(coeffs, out),
+        10 => pack10(coeffs, out),
         13 => pack_groups::<13>(coeffs, out),
         _ => pack_bits(coeffs, width, out),
     }
@@ -168,6 +168,16 @@ pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     unpack_groups::<W>(&bytes[(done * W) >> 3..], &mut out[done..]);
 }
 
+/// [`pack_groups`] for 10 bits (b and b', L times per operation), with an AVX2 path for most
+/// of the groups where the CPU has it (`encoding/avx2.rs`).
+pub(crate) fn pack10(coeffs: &[u16], out: &mut [u8]) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let done = avx2::pack10(coeffs, out);
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let done = 0;
+    pack_groups::<10>(&coeffs[done..], &mut out[(done * 10) >> 3..]);
+}
+
 /// The bit loop for any width up to 16 (slices of any length).
 fn pack_bits(coeffs: &[u16], width: u32, out: &mut [u8]) {
     let mask = (1u32 << width) - 1;
@@ -247,6 +257,24 @@ mod tests {
                 pack_groups::<W>(&coeffs, &mut fast[..len]);
                 pack_bits(&coeffs, W as u32, &mut slow[..len]);
                 assert_eq!(fast[..len], slow[..len], "pack, width {W}");
+                if W == 10 {
+                    let mut wide = [0u8; packed_len(14)];
+                    pack10(&coeffs, &mut wide[..len]);
+                    assert_eq!(wide[..len], slow[..len], "pack10");
+                    // Pieces, and a buffer longer than the packing (bytes past it untouched).
+                    for log_pieces in 0..6 {
+                        let (count, piece_bytes) = (N >> log_pieces, len >> log_pieces);
+                        let mut wide = [0xA5u8; packed_len(14)];
+                        for (c, o) in coeffs
+                            .chunks_exact(count)
+                            .zip(wide[..len].chunks_exact_mut(piece_bytes))
+                        {
+                            pack10(c, o);
+                        }
+                        assert_eq!(wide[..len], slow[..len], "pack10 in 2^{log_pieces} pieces");
+                        assert!(wide[len..].iter().all(|&b| b == 0xA5));
+                    }
+                }
                 let mut bytes = [0u8; packed_len(14)];
                 for (b, r) in bytes.iter_mut().zip(noise(seed + 100)) {
                     *b = r as u8;

@@ -6,7 +6,7 @@
 
 use zeroize::Zeroize;
 
-use crate::encoding::{GROUP, pack_group, pack_groups, unpack_poly};
+use crate::encoding::{GROUP, pack_group, pack_groups, pack10, unpack_poly};
 use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
 use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, SecretPoly};
@@ -26,7 +26,7 @@ fn pack_rounded(x: &Poly, out: &mut [u8]) {
     for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
         *r = c.wrapping_add(H1) >> (EQ - EP);
     }
-    pack_groups::<{ EP as usize }>(&rounded, out);
+    pack10(&rounded, out);
     rounded.as_mut_slice().zeroize();
 }
 

@@ -162,3 +162,80 @@ unsafe fn unpack_pair(
         _mm256_storeu_si256(target.as_mut_ptr().cast(), packed);
     }
 }
+
+/// Packs a prefix of `coeffs` (an even number of groups of eight) with 10 bits each into `out`;
+/// returns its length in coefficients (0 without AVX2). The caller packs the rest.
+///
+/// Per 128-bit half (one group): the coefficients, masked to 10 bits, are multiplied-and-added
+/// in pairs (`c₀ + 2^10·c₁`, 20 bits per 32-bit lane, `vpmaddwd` with small positive operands
+/// is exact), the pairs of a 64-bit lane joined (`a + 2^20·b`, 40 bits = 5 bytes), and one byte
+/// shuffle moves the two 5-byte halves together: the group's 10 bytes. Each half is stored with
+/// a 16-byte store whose last 6 bytes the next group's store overwrites, so stores stop one
+/// group early, where the last 16 bytes would pass the end of `out`.
+pub(super) fn pack10(coeffs: &[u16], out: &mut [u8]) -> usize {
+    if avx2_cpuid::get() {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        unsafe { pack10_avx2(coeffs, out) }
+    } else {
+        0
+    }
+}
+
+/// See [`pack10`].
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn pack10_avx2(coeffs: &[u16], out: &mut [u8]) -> usize {
+    const W: usize = 10;
+    // Bytes 0–4 and 8–12 of each half: the two 40-bit lanes.
+    const COMPACT: [u8; 32] = {
+        let mut table = [0x80u8; 32];
+        let mut half = 0;
+        while half < 2 {
+            let mut k = 0;
+            while k < 5 {
+                table[16 * half + k] = k as u8;
+                table[16 * half + 5 + k] = 8 + k as u8;
+                k += 1;
+            }
+            half += 1;
+        }
+        table
+    };
+    // SAFETY: the table is 32 bytes, the size of the unaligned load.
+    let (compact, mask, pair_weights, low, high) = unsafe {
+        (
+            _mm256_loadu_si256(COMPACT.as_ptr().cast()),
+            _mm256_set1_epi16((1 << W) - 1),
+            _mm256_set1_epi32(1 | (1 << (W + 16))),
+            _mm256_set1_epi64x((1 << (2 * W)) - 1),
+            _mm256_set1_epi64x(((1 << (2 * W)) - 1) << (2 * W)),
+        )
+    };
+    let mut groups = 0;
+    // Both 16-byte stores of the pair must stay within `out`.
+    while W * (groups + 1) + LOAD <= out.len() && GROUP * (groups + 2) <= coeffs.len() {
+        let source = &coeffs[GROUP * groups..GROUP * (groups + 2)];
+        // SAFETY: AVX2 is available; `source` is 16 `u16`s (32 bytes, the load), and the two
+        // stores write 16 bytes each of slices just taken with that length.
+        unsafe {
+            let c = _mm256_and_si256(_mm256_loadu_si256(source.as_ptr().cast()), mask);
+            let pairs = _mm256_madd_epi16(c, pair_weights);
+            let joined = _mm256_or_si256(
+                _mm256_and_si256(pairs, low),
+                _mm256_and_si256(_mm256_srli_epi64(pairs, 32 - 2 * W as i32), high),
+            );
+            let bytes = _mm256_shuffle_epi8(joined, compact);
+            let first = &mut out[W * groups..W * groups + LOAD];
+            _mm_storeu_si128(first.as_mut_ptr().cast(), _mm256_castsi256_si128(bytes));
+            let second = &mut out[W * (groups + 1)..W * (groups + 1) + LOAD];
+            _mm_storeu_si128(
+                second.as_mut_ptr().cast(),
+                _mm256_extracti128_si256(bytes, 1),
+            );
+        }
+        groups += 2;
+    }
+    GROUP * groups
+}
