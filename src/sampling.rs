@@ -12,6 +12,9 @@ use crate::encoding::{packed_len, unpack};
 use crate::hash::shake128;
 use crate::poly::{EQ, N, Poly, SecretPoly};
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx2;
+
 /// Bytes of XOF output per matrix entry (256 coefficients of 13 bits).
 pub const MATRIX_ENTRY_BYTES: usize = packed_len(EQ);
 
@@ -117,18 +120,28 @@ pub struct SecretSegment {
 /// `bytes` holds `out.len() · μ / 8` bytes. No branch or index depends on the bytes.
 ///
 /// μ = 6, 8, 10 (the Saber parameters), with `out.len()` a multiple of 8, take
-/// [`binomial_words`]; other arguments the per-coefficient loop.
+/// [`binomial_words`] (and AVX2 where available); other arguments the per-coefficient loop.
 pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
     debug_assert_eq!(bytes.len() * 8, out.len() * mu as usize);
     if out.len() & 7 != 0 {
         return binomial_per_coefficient(bytes, mu, out);
     }
     match mu {
-        6 => binomial_words::<6>(bytes, out),
-        8 => binomial_words::<8>(bytes, out),
-        10 => binomial_words::<10>(bytes, out),
+        6 => binomial_fast::<6>(bytes, out),
+        8 => binomial_fast::<8>(bytes, out),
+        10 => binomial_fast::<10>(bytes, out),
         _ => binomial_per_coefficient(bytes, mu, out),
     }
+}
+
+/// β_MU with an AVX2 path for most of the coefficients where the CPU has it
+/// (`sampling/avx2.rs`), [`binomial_words`] for the rest.
+fn binomial_fast<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let done = avx2::binomial::<MU>(bytes, out);
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let done = 0;
+    binomial_words::<MU>(&bytes[(done * MU) >> 3..], &mut out[done..]);
 }
 
 /// Sets the low `width` bits of every `period`-bit field of a 64-bit word.
@@ -335,6 +348,25 @@ mod tests {
                 centred_binomial(&bytes[..len], mu, &mut fast);
                 binomial_per_coefficient(&bytes[..len], mu, &mut slow);
                 assert_eq!(fast, slow, "mu {mu}");
+                let mut words = [0i8; N];
+                match mu {
+                    6 => binomial_words::<6>(&bytes[..len], &mut words),
+                    8 => binomial_words::<8>(&bytes[..len], &mut words),
+                    _ => binomial_words::<10>(&bytes[..len], &mut words),
+                }
+                assert_eq!(words, slow, "mu {mu}, words");
+                // Pieces of 16 · 2^k coefficients (the SIMD steps, their tails).
+                for log_pieces in 0..5 {
+                    let (count, piece_bytes) = (N >> log_pieces, len >> log_pieces);
+                    let mut pieces = [0i8; N];
+                    for (o, b) in pieces
+                        .chunks_exact_mut(count)
+                        .zip(bytes[..len].chunks_exact(piece_bytes))
+                    {
+                        centred_binomial(b, mu, o);
+                    }
+                    assert_eq!(pieces, slow, "mu {mu}, 2^{log_pieces} pieces");
+                }
                 // Streaming callers sample 32 coefficients at a time.
                 centred_binomial(&bytes[..(32 * mu as usize) >> 3], mu, &mut fast[..32]);
                 assert_eq!(fast[..32], slow[..32], "mu {mu}, piece");
