@@ -4,8 +4,28 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 /// `1` when the two byte strings are equal, in time independent of their contents.
+///
+/// The differences are OR-ed together eight bytes at a time and the final word is compared with
+/// `subtle` (a byte-wise `ct_eq` on slices costs about ten instructions per byte: a ciphertext
+/// comparison was 2–3 % of a decapsulation). The loop has no exit but the lengths, which are
+/// public.
 pub fn bytes_equal(a: &[u8], b: &[u8]) -> Choice {
-    a.ct_eq(b)
+    if a.len() != b.len() {
+        return Choice::from(0);
+    }
+    let mut difference = 0u64;
+    let (a_words, b_words) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in a_words.remainder().iter().zip(b_words.remainder()) {
+        difference |= u64::from(x ^ y);
+    }
+    for (x, y) in a_words.zip(b_words) {
+        let mut x_word = [0u8; 8];
+        let mut y_word = [0u8; 8];
+        x_word.copy_from_slice(x);
+        y_word.copy_from_slice(y);
+        difference |= u64::from_ne_bytes(x_word) ^ u64::from_ne_bytes(y_word);
+    }
+    difference.ct_eq(&0)
 }
 
 /// `dst = if take_src { src } else { dst }`, byte-wise, without a branch on `take_src`.
@@ -46,6 +66,20 @@ mod tests {
     fn equality_and_selection() {
         assert!(bool::from(bytes_equal(&[1, 2, 3], &[1, 2, 3])));
         assert!(!bool::from(bytes_equal(&[1, 2, 3], &[1, 2, 4])));
+        assert!(!bool::from(bytes_equal(&[1, 2, 3], &[1, 2])));
+        // Every position of a word-sized body and of the tail.
+        let base: [u8; 21] = core::array::from_fn(|i| i as u8);
+        assert!(bool::from(bytes_equal(&base, &base)));
+        for i in 0..base.len() {
+            for bit in 0..8 {
+                let mut other = base;
+                other[i] ^= 1 << bit;
+                assert!(
+                    !bool::from(bytes_equal(&base, &other)),
+                    "byte {i} bit {bit}"
+                );
+            }
+        }
         let mut dst = [7u8; 32];
         select_into(&mut dst, &[9u8; 32], Choice::from(0));
         assert_eq!(dst, [7u8; 32]);

@@ -3,8 +3,20 @@
 //!
 //! Packing keeps the low `w` bits of each coefficient: that mask is the only reduction mod p, T
 //! or q the scheme performs.
+//!
+//! # Speed
+//!
+//! Eight coefficients of `w` bits fill exactly `w` bytes, whatever `w`. The widths Saber uses
+//! (13 for A and the secret key, 10 for b and b', ε_T = 3, 4, 6 for c_m, 4 for Saber+ secret keys,
+//! 1 for messages) therefore go through [`pack_groups`] / [`unpack_groups`], which move one group
+//! of eight through one or two 64-bit words with shifts by constants (about 3 instructions per
+//! coefficient instead of a bit loop's 20–45). Other widths take the bit loop. Both are
+//! straight-line code: no branch or index depends on the coefficients or the bytes.
 
 use crate::poly::{N, Poly};
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx2;
 
 /// Bytes taken by one polynomial packed with `width` bits per coefficient.
 pub const fn packed_len(width: u32) -> usize {
@@ -16,6 +28,158 @@ pub const fn packed_len(width: u32) -> usize {
 /// The loop structure depends only on `width`, never on the data.
 pub fn pack(coeffs: &[u16; N], width: u32, out: &mut [u8]) {
     debug_assert_eq!(out.len(), packed_len(width));
+    match width {
+        1 => pack_groups::<1>(coeffs, out),
+        3 => pack_groups::<3>(coeffs, out),
+        4 => pack_groups::<4>(coeffs, out),
+        6 => pack_groups::<6>(coeffs, out),
+        10 => pack10(coeffs, out),
+        13 => pack_groups::<13>(coeffs, out),
+        _ => pack_bits(coeffs, width, out),
+    }
+}
+
+/// Unpacks coefficients of `width` bits from `bytes` (`out.len() · width / 8` bytes: 256
+/// coefficients for a whole polynomial, fewer when a caller streams it in pieces); each result
+/// lies in `[0, 2^width)`.
+pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16]) {
+    debug_assert_eq!(bytes.len() * 8, out.len() * width as usize);
+    if out.len() & (GROUP - 1) != 0 {
+        return unpack_bits(bytes, width, out);
+    }
+    match width {
+        1 => unpack_groups::<1>(bytes, out),
+        3 => unpack_groups::<3>(bytes, out),
+        4 => unpack_groups::<4>(bytes, out),
+        6 => unpack_groups::<6>(bytes, out),
+        10 => unpack_wide::<10>(bytes, out),
+        13 => unpack_wide::<13>(bytes, out),
+        _ => unpack_bits(bytes, width, out),
+    }
+}
+
+/// Coefficients per group: eight coefficients of `W` bits are `W` whole bytes.
+pub(crate) const GROUP: usize = 8;
+
+/// `W` little-endian bytes (`W <= 8`) as one word. Eight bytes are copied whole (one load); the
+/// byte-wise form of shorter ones is what the compiler merges into a few loads.
+#[inline(always)]
+fn load_le<const W: usize>(bytes: &[u8]) -> u64 {
+    if W == 8 {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[..8]);
+        return u64::from_le_bytes(word);
+    }
+    let mut word = 0u64;
+    for (k, &b) in bytes[..W].iter().enumerate() {
+        word |= u64::from(b) << (8 * k);
+    }
+    word
+}
+
+/// Packs `coeffs` (a multiple of eight of them) with `W` bits each, one group of eight at a
+/// time ([`pack_group`]).
+pub(crate) fn pack_groups<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
+    debug_assert_eq!(coeffs.len() * W, out.len() * 8);
+    for (group, bytes) in coeffs.chunks_exact(GROUP).zip(out.chunks_exact_mut(W)) {
+        pack_group::<W>(core::array::from_fn(|i| group[i]), bytes);
+    }
+}
+
+/// Packs the low `W` bits of eight coefficients into the `W` bytes of `bytes`. Callers that
+/// compute coefficients just before packing them (rounding, message encoding) call it directly,
+/// without a 256-entry temporary.
+///
+/// A group of `W <= 8` bits is one word. A wider one (`W <= 14`) is two overlapping words: `low`
+/// is bits `0..64` of the group, `high` bits `8·(W − 8) .. 8·W`, so that its top `W − 8` bytes
+/// are the group's last ones.
+#[inline(always)]
+pub(crate) fn pack_group<const W: usize>(group: [u16; GROUP], bytes: &mut [u8]) {
+    const { assert!(W >= 1 && W <= 14) };
+    let mask = (1u64 << W) - 1;
+    if W <= 8 {
+        let mut word = 0u64;
+        for (i, &c) in group.iter().enumerate() {
+            word |= (u64::from(c) & mask) << (W * i);
+        }
+        bytes[..W].copy_from_slice(&word.to_le_bytes()[..W]);
+    } else {
+        let high_start = 8 * (W - 8);
+        let mut low = 0u64;
+        let mut high = 0u64;
+        // Every shift below is by a constant; the branches are on `i` and `W` only.
+        for (i, &c) in group.iter().enumerate() {
+            let c = u64::from(c) & mask;
+            let at = W * i;
+            if at < 64 {
+                low |= c << at;
+            }
+            if at >= high_start {
+                high |= c << (at - high_start);
+            } else {
+                high |= c >> (high_start - at);
+            }
+        }
+        bytes[..8].copy_from_slice(&low.to_le_bytes());
+        bytes[8..W].copy_from_slice(&high.to_le_bytes()[16 - W..]);
+    }
+}
+
+/// Unpacks `out.len()` (a multiple of eight) coefficients of `W` bits from `bytes`, one group of
+/// eight at a time; the word layout is that of [`pack_groups`].
+///
+/// With two words, coefficient `i` is read from `low` when it ends within bit 64
+/// (`W·(i+1) <= 64`), else from `high`, which then contains it: the first such `i` is
+/// `i > 64/W − 1`, and it starts at or after `high_start = 8·(W − 8)` when `i >= 8 − 64/W`,
+/// implied for `W <= 14` (`64/W − 1 >= 8 − 64/W` iff `W <= 128/9`).
+pub(crate) fn unpack_groups<const W: usize>(bytes: &[u8], out: &mut [u16]) {
+    const { assert!(W >= 1 && W <= 14) };
+    debug_assert_eq!(out.len() * W, bytes.len() * 8);
+    let mask = (1u64 << W) - 1;
+    for (group, bytes) in out.chunks_exact_mut(GROUP).zip(bytes.chunks_exact(W)) {
+        if W <= 8 {
+            let word = load_le::<W>(bytes);
+            for (i, c) in group.iter_mut().enumerate() {
+                *c = ((word >> (W * i)) & mask) as u16;
+            }
+        } else {
+            let high_start = 8 * (W - 8);
+            let low = load_le::<8>(bytes);
+            let high = load_le::<8>(&bytes[W - 8..]);
+            for (i, c) in group.iter_mut().enumerate() {
+                let word = if W * (i + 1) <= 64 {
+                    low >> (W * i)
+                } else {
+                    high >> (W * i - high_start)
+                };
+                *c = (word & mask) as u16;
+            }
+        }
+    }
+}
+
+/// [`unpack_groups`] for the widths read L² + 2L times per operation (10 and 13), with an AVX2
+/// path for most of the groups where the CPU has it (`encoding/avx2.rs`).
+pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let done = avx2::unpack::<W>(bytes, out);
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let done = 0;
+    unpack_groups::<W>(&bytes[(done * W) >> 3..], &mut out[done..]);
+}
+
+/// [`pack_groups`] for 10 bits (b and b', L times per operation), with an AVX2 path for most
+/// of the groups where the CPU has it (`encoding/avx2.rs`).
+pub(crate) fn pack10(coeffs: &[u16], out: &mut [u8]) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let done = avx2::pack10(coeffs, out);
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let done = 0;
+    pack_groups::<10>(&coeffs[done..], &mut out[(done * 10) >> 3..]);
+}
+
+/// The bit loop for any width up to 16 (slices of any length).
+fn pack_bits(coeffs: &[u16], width: u32, out: &mut [u8]) {
     let mask = (1u32 << width) - 1;
     let mut acc = 0u32;
     let mut bits = 0u32;
@@ -33,11 +197,8 @@ pub fn pack(coeffs: &[u16; N], width: u32, out: &mut [u8]) {
     }
 }
 
-/// Unpacks coefficients of `width` bits from `bytes` (`out.len() · width / 8` bytes: 256
-/// coefficients for a whole polynomial, fewer when a caller streams it in pieces); each result
-/// lies in `[0, 2^width)`.
-pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16]) {
-    debug_assert_eq!(bytes.len() * 8, out.len() * width as usize);
+/// The bit loop for any width up to 16 (slices of any length).
+fn unpack_bits(bytes: &[u8], width: u32, out: &mut [u16]) {
     let mask = (1u32 << width) - 1;
     let mut acc = 0u32;
     let mut bits = 0u32;
@@ -69,6 +230,98 @@ pub fn unpack_poly(bytes: &[u8], width: u32) -> Poly {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A deterministic pseudo-random sequence (xorshift64).
+    fn noise(seed: u64) -> impl Iterator<Item = u64> {
+        let mut x = seed | 1;
+        core::iter::repeat_with(move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        })
+    }
+
+    /// The grouped routines against the bit loops, for every width they support, with junk
+    /// above the width in every coefficient (packing must drop it).
+    #[test]
+    fn groups_match_the_bit_loop() {
+        fn check<const W: usize>() {
+            for seed in 1..20u64 {
+                let mut coeffs = [0u16; N];
+                for (c, r) in coeffs.iter_mut().zip(noise(seed)) {
+                    *c = r as u16;
+                }
+                let len = packed_len(W as u32);
+                let (mut fast, mut slow) = ([0u8; packed_len(14)], [0u8; packed_len(14)]);
+                pack_groups::<W>(&coeffs, &mut fast[..len]);
+                pack_bits(&coeffs, W as u32, &mut slow[..len]);
+                assert_eq!(fast[..len], slow[..len], "pack, width {W}");
+                if W == 10 {
+                    let mut wide = [0u8; packed_len(14)];
+                    pack10(&coeffs, &mut wide[..len]);
+                    assert_eq!(wide[..len], slow[..len], "pack10");
+                    // Pieces, and a buffer longer than the packing (bytes past it untouched).
+                    for log_pieces in 0..6 {
+                        let (count, piece_bytes) = (N >> log_pieces, len >> log_pieces);
+                        let mut wide = [0xA5u8; packed_len(14)];
+                        for (c, o) in coeffs
+                            .chunks_exact(count)
+                            .zip(wide[..len].chunks_exact_mut(piece_bytes))
+                        {
+                            pack10(c, o);
+                        }
+                        assert_eq!(wide[..len], slow[..len], "pack10 in 2^{log_pieces} pieces");
+                        assert!(wide[len..].iter().all(|&b| b == 0xA5));
+                    }
+                }
+                let mut bytes = [0u8; packed_len(14)];
+                for (b, r) in bytes.iter_mut().zip(noise(seed + 100)) {
+                    *b = r as u8;
+                }
+                let (mut fast, mut slow) = ([0u16; N], [0u16; N]);
+                unpack_groups::<W>(&bytes[..len], &mut fast);
+                unpack_bits(&bytes[..len], W as u32, &mut slow);
+                assert_eq!(fast, slow, "unpack, width {W}");
+                {
+                    let mut wide = [0u16; N];
+                    unpack_wide::<W>(&bytes[..len], &mut wide);
+                    assert_eq!(wide, slow, "unpack_wide, width {W}");
+                    for log_pieces in 0..6 {
+                        let (coeffs, piece_bytes) = (N >> log_pieces, len >> log_pieces);
+                        let mut wide = [0u16; N];
+                        for (o, b) in wide
+                            .chunks_exact_mut(coeffs)
+                            .zip(bytes[..len].chunks_exact(piece_bytes))
+                        {
+                            unpack_wide::<W>(b, o);
+                        }
+                        assert_eq!(
+                            wide, slow,
+                            "unpack_wide in 2^{log_pieces} pieces, width {W}"
+                        );
+                    }
+                }
+                // A piece of a polynomial (64 coefficients), as streaming callers use.
+                unpack_groups::<W>(&bytes[..len >> 2], &mut fast[..N >> 2]);
+                assert_eq!(fast[..N >> 2], slow[..N >> 2], "unpack piece, width {W}");
+            }
+        }
+        check::<1>();
+        check::<2>();
+        check::<3>();
+        check::<4>();
+        check::<5>();
+        check::<6>();
+        check::<7>();
+        check::<8>();
+        check::<9>();
+        check::<10>();
+        check::<11>();
+        check::<12>();
+        check::<13>();
+        check::<14>();
+    }
 
     #[test]
     fn round_trip_every_width() {

@@ -6,11 +6,12 @@
 
 use zeroize::Zeroize;
 
-use crate::encoding::{pack, pack_poly, unpack, unpack_poly};
+use crate::encoding::{GROUP, pack_group, pack_groups, pack10, unpack_poly};
 use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
-use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, Q_MASK, SecretPoly};
+use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, SecretPoly};
 use crate::polymul::{PolyMul, PolyMulPublic};
+use crate::polyvec::{fill_each, wipe_each};
 use crate::sampling::MatrixSource;
 
 /// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
@@ -18,13 +19,16 @@ pub(crate) const fn h2(et: u32) -> u16 {
     (1 << (EP - 2)) - (1 << (EP - et - 1)) + H1
 }
 
-/// `(x + h1) mod q >> (EQ − EP)`: the rounding of `b` and `b'` to 10 bits.
-fn round_to_p(x: &Poly) -> Poly {
-    let mut r = Poly::ZERO;
-    for (o, &c) in r.coeffs.iter_mut().zip(x.coeffs.iter()) {
-        *o = (c.wrapping_add(H1) & Q_MASK) >> (EQ - EP);
+/// Packs `round(x) = (x + h1) mod q >> (EQ − EP)`, the rounding of `b` and `b'` to 10 bits (the
+/// packing's mask to 10 bits is the reduction mod q: bits 3..13 of `x + h1`). Rounding the whole
+/// polynomial first lets the compiler vectorise it.
+fn pack_rounded(x: &Poly, out: &mut [u8]) {
+    let mut rounded = [0u16; N];
+    for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
+        *r = c.wrapping_add(H1) >> (EQ - EP);
     }
-    r
+    pack10(&rounded, out);
+    rounded.as_mut_slice().zeroize();
 }
 
 /// The zero secret vector.
@@ -58,11 +62,7 @@ pub(crate) fn keygen_from<V: Variant, B: PolyMul, M: MatrixSource, const L: usiz
 ) {
     let (pk_b, pk_seed) = pk.split_at_mut(L * POLY_P_BYTES);
     backend.matrix_vector_transposed(matrix, s, |j, b| {
-        pack_poly(
-            &round_to_p(b),
-            EP,
-            &mut pk_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES],
-        );
+        pack_rounded(b, &mut pk_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES]);
     });
     pk_seed.copy_from_slice(seed_a);
     for (s_i, out) in s.iter().zip(sk_cpa.chunks_exact_mut(V::SECRET_POLY_BYTES)) {
@@ -99,11 +99,7 @@ pub(crate) fn encrypt_from<B: PolyMul, M: MatrixSource, const L: usize, const ET
     let pk_b = &pk[..L * POLY_P_BYTES];
     let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
     let mut v = backend.matrix_vector_and_inner(matrix, s, pk_b, |i, b| {
-        pack_poly(
-            &round_to_p(b),
-            EP,
-            &mut ct_b[i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES],
-        );
+        pack_rounded(b, &mut ct_b[i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES]);
     });
     encode_message::<ET>(&v, m, ct_m);
     v.zeroize();
@@ -128,7 +124,8 @@ pub fn encrypt_prepared<
 ) {
     let mut s = zero_secret::<L>();
     V::gen_secret::<L, MU>(coins, &mut s);
-    let mut prepared: [B::Prepared; L] = core::array::from_fn(|j| backend.prepare(&s[j]));
+    let mut prepared: [Option<B::Prepared>; L] = [const { None }; L];
+    fill_each(&mut prepared, |j| backend.prepare(&s[j]));
     drop(s);
     let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
     let mut acc = backend.accumulator();
@@ -136,36 +133,44 @@ pub fn encrypt_prepared<
         .chunks_exact(L)
         .zip(ct_b.chunks_exact_mut(POLY_P_BYTES))
     {
-        for (a, s_j) in row.iter().zip(prepared.iter()) {
+        for (a, s_j) in row.iter().zip(prepared.iter().flatten()) {
             backend.mul_acc_prepared(&mut acc, a, s_j);
         }
         let mut b = backend.finish(&acc);
-        pack_poly(&round_to_p(&b), EP, out);
+        pack_rounded(&b, out);
         b.zeroize();
         acc.zeroize();
         acc = backend.accumulator();
     }
-    for (b, s_j) in public_b.iter().zip(prepared.iter()) {
+    for (b, s_j) in public_b.iter().zip(prepared.iter().flatten()) {
         backend.mul_acc_prepared(&mut acc, b, s_j);
     }
     let mut v = backend.finish(&acc);
     encode_message::<ET>(&v, m, ct_m);
     v.zeroize();
     acc.zeroize();
-    prepared.zeroize();
+    wipe_each(&mut prepared);
 }
 
-/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits.
+/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits as it is computed. A
+/// group of eight coefficients is one message byte (bit `i` for coefficient `i`, the 1-bit
+/// packing).
 fn encode_message<const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
-    let mut message = [0u16; N];
-    unpack(m, 1, &mut message);
-    let mut c_m = [0u16; N];
-    for ((c, &vk), &mk) in c_m.iter_mut().zip(v.coeffs.iter()).zip(message.iter()) {
-        *c = (vk.wrapping_add(H1).wrapping_sub(mk << (EP - 1)) & P_MASK) >> (EP - ET as u32);
+    for ((group, &byte), bytes) in v
+        .coeffs
+        .chunks_exact(GROUP)
+        .zip(m.iter())
+        .zip(ct_m.chunks_exact_mut(ET))
+    {
+        pack_group::<ET>(
+            core::array::from_fn(|i| {
+                let bit = u16::from(byte >> i) & 1;
+                (group[i].wrapping_add(H1).wrapping_sub(bit << (EP - 1)) & P_MASK)
+                    >> (EP - ET as u32)
+            }),
+            bytes,
+        );
     }
-    pack(&c_m, ET as u32, ct_m);
-    message.zeroize();
-    c_m.zeroize();
 }
 
 /// Saber.PKE.Dec: recovers the 32-byte message from `ct` with the decoded secret `s`.
@@ -199,24 +204,21 @@ pub fn decrypt_prepared<B: PolyMul, const L: usize, const ET: usize>(
     m
 }
 
-/// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient.
+/// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient, packed in place.
 fn decode_message<const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
     let c_m = unpack_poly(ct_m, ET as u32);
-    let mut message = [0u16; N];
-    for ((o, &vk), &ck) in message
-        .iter_mut()
-        .zip(v.coeffs.iter())
-        .zip(c_m.coeffs.iter())
-    {
-        *o = (vk
+    // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
+    let mut bits = [0u16; N];
+    for ((bit, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
+        *bit = (vk
             .wrapping_add(h2(ET as u32))
             .wrapping_sub(ck << (EP - ET as u32))
             & P_MASK)
             >> (EP - 1);
     }
     let mut m = [0u8; 32];
-    pack(&message, 1, &mut m);
-    message.zeroize();
+    pack_groups::<1>(&bits, &mut m);
+    bits.as_mut_slice().zeroize();
     m
 }
 

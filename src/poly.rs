@@ -19,7 +19,7 @@ pub const P_MASK: u16 = (1 << EP) - 1;
 pub const H1: u16 = 1 << (EQ - EP - 1);
 
 /// A polynomial with coefficients mod 2^16; only the low 13 bits carry meaning.
-#[derive(Clone, PartialEq, Eq, Zeroize)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Poly {
     /// Coefficient `k` multiplies `x^k`.
     pub coeffs: [u16; N],
@@ -34,6 +34,14 @@ impl Poly {
         for (x, y) in self.coeffs.iter_mut().zip(other.coeffs.iter()) {
             *x = x.wrapping_add(*y);
         }
+    }
+}
+
+// Wiped through a slice: `zeroize` (>= 1.9) fills a slice and then applies an optimisation
+// barrier, where the derived impl of an array would issue one volatile store per coefficient.
+impl Zeroize for Poly {
+    fn zeroize(&mut self) {
+        self.coeffs.as_mut_slice().zeroize();
     }
 }
 
@@ -58,7 +66,7 @@ pub const SECRET_BOUND: i8 = 5;
 /// (in fact `[-mu/2, mu/2]` for the parameter set in use).
 ///
 /// Wiped on drop.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+#[derive(Clone)]
 pub struct SecretPoly {
     /// Coefficient `k` multiplies `x^k`.
     pub coeffs: [i8; N],
@@ -68,6 +76,21 @@ impl SecretPoly {
     /// The zero polynomial.
     pub const ZERO: Self = Self { coeffs: [0; N] };
 }
+
+// Through a slice, as for `Poly`.
+impl Zeroize for SecretPoly {
+    fn zeroize(&mut self) {
+        self.coeffs.as_mut_slice().zeroize();
+    }
+}
+
+impl Drop for SecretPoly {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for SecretPoly {}
 
 impl Default for SecretPoly {
     fn default() -> Self {

@@ -12,6 +12,9 @@ use crate::encoding::{packed_len, unpack};
 use crate::hash::shake128;
 use crate::poly::{EQ, N, Poly, SecretPoly};
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx2;
+
 /// Bytes of XOF output per matrix entry (256 coefficients of 13 bits).
 pub const MATRIX_ENTRY_BYTES: usize = packed_len(EQ);
 
@@ -115,7 +118,95 @@ pub struct SecretSegment {
 /// β_μ: coefficient = popcount(low μ/2 bits) − popcount(high μ/2 bits) of each μ-bit field.
 ///
 /// `bytes` holds `out.len() · μ / 8` bytes. No branch or index depends on the bytes.
+///
+/// μ = 6, 8, 10 (the Saber parameters), with `out.len()` a multiple of 8, take
+/// [`binomial_words`] (and AVX2 where available); other arguments the per-coefficient loop.
 pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
+    debug_assert_eq!(bytes.len() * 8, out.len() * mu as usize);
+    if out.len() & 7 != 0 {
+        return binomial_per_coefficient(bytes, mu, out);
+    }
+    match mu {
+        6 => binomial_fast::<6>(bytes, out),
+        8 => binomial_fast::<8>(bytes, out),
+        10 => binomial_fast::<10>(bytes, out),
+        _ => binomial_per_coefficient(bytes, mu, out),
+    }
+}
+
+/// β_MU with an AVX2 path for most of the coefficients where the CPU has it
+/// (`sampling/avx2.rs`), [`binomial_words`] for the rest.
+fn binomial_fast<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let done = avx2::binomial::<MU>(bytes, out);
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let done = 0;
+    binomial_words::<MU>(&bytes[(done * MU) >> 3..], &mut out[done..]);
+}
+
+/// Sets the low `width` bits of every `period`-bit field of a 64-bit word.
+const fn field_mask(period: usize, width: usize) -> u64 {
+    let mut mask = 0u64;
+    let mut at = 0;
+    while at + period <= 64 {
+        mask |= ((1u64 << width) - 1) << at;
+        at += period;
+    }
+    mask
+}
+
+/// β_MU on whole words: a word holds `8` coefficients (`4` for μ = 10, so that their `4μ` bits
+/// are whole bytes), i.e. up to `2·8` half-fields of `h = μ/2` bits.
+///
+/// 1. The popcount of every half-field at once: for `v < 2^h`,
+///    `popcount(v) = v − Σ_{k=1}^{h−1} ⌊v / 2^k⌋`, and `(word >> k) & M_k`, where `M_k` keeps the
+///    low `h − k` bits of each half-field, is `⌊v / 2^k⌋` in every half-field. The partial
+///    differences never go below `popcount(v) >= 0`, so no half-field borrows from its
+///    neighbour, and counts (at most `h`) fit in their half-field.
+/// 2. Per μ-bit field, `low count + h − high count`, in `[0, 2h]`: the sum `low + h <= 2h` fits
+///    in the field and the difference does not go below 0, so fields stay independent again.
+/// 3. Each coefficient is its field minus `h`; for μ = 8 the fields are the bytes, and the eight
+///    subtractions are one: `((d | 0x80…) − 0x04…) ^ 0x80…` subtracts 4 from every byte `d < 0x80`
+///    without borrows, leaving two's-complement bytes.
+///
+/// The words stay in registers; the caller wipes the byte buffer.
+fn binomial_words<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
+    const { assert!(MU == 6 || MU == 8 || MU == 10) };
+    let half = MU >> 1;
+    let per_word: usize = if MU == 10 { 4 } else { 8 };
+    let word_bytes = (per_word * MU) >> 3;
+    let low_halves = field_mask(MU, half);
+    let biases = field_mask(MU, 1) * half as u64;
+    let field = (1u64 << MU) - 1;
+    for (coeffs, chunk) in out
+        .chunks_exact_mut(per_word)
+        .zip(bytes.chunks_exact(word_bytes))
+    {
+        let mut word = 0u64;
+        for (k, &b) in chunk.iter().enumerate() {
+            word |= u64::from(b) << (8 * k);
+        }
+        let mut counts = word;
+        for k in 1..half {
+            counts -= (word >> k) & field_mask(half, half - k);
+        }
+        let shifted = (counts & low_halves) + biases - ((counts >> half) & low_halves);
+        if MU == 8 {
+            let high_bits = 0x8080_8080_8080_8080u64;
+            let centred = ((shifted | high_bits) - biases) ^ high_bits;
+            for (c, b) in coeffs.iter_mut().zip(centred.to_le_bytes()) {
+                *c = b as i8;
+            }
+        } else {
+            for (i, c) in coeffs.iter_mut().enumerate() {
+                *c = ((shifted >> (i * MU)) & field) as i8 - half as i8;
+            }
+        }
+    }
+}
+
+/// β_μ one coefficient at a time (any μ <= 16, any length).
+fn binomial_per_coefficient(bytes: &[u8], mu: u32, out: &mut [i8]) {
     let half_mask = (1u32 << (mu >> 1)) - 1;
     let mut acc = 0u64;
     let mut bits = 0u32;
@@ -136,20 +227,26 @@ pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
 }
 
 /// GenSecret: fills `out` from SHAKE128(seed) following `segments`, which must cover exactly
-/// `out.len() · 256` coefficients. See [`gen_secret_with`].
+/// `out.len() · 256` coefficients. The stream is read once, front to back, 128 coefficients per
+/// read straight into `out` (the fast path's buffer is 160 bytes; [`gen_secret_with`] keeps
+/// memory lower).
 pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mut [SecretPoly]) {
-    let count = out.len();
-    gen_secret_with(seed, mu, segments, |i, poly| {
-        out[i].coeffs.copy_from_slice(&poly.coeffs)
-    });
     debug_assert_eq!(
         segments.iter().map(|seg| seg.coeffs).sum::<usize>(),
-        count * N
+        out.len() * N
     );
+    // 128 coefficients of at most μ = 10 bits.
+    let mut buf = [0u8; 160];
+    read_pieces(seed, mu, segments, &mut buf, 7, |coeff, bytes| {
+        // N = 256: polynomial index and offset are the high and low bits.
+        let poly = &mut out[coeff >> 8].coeffs;
+        let start = coeff & (N - 1);
+        centred_binomial(bytes, mu, &mut poly[start..start + (1 << 7)]);
+    });
 }
 
-/// Coefficients sampled per XOF read: 32, i.e. 4μ bytes (a whole number for every μ).
-const SECRET_PIECE: usize = N >> 3;
+/// Coefficients sampled per XOF read by [`gen_secret_with`]: 32, i.e. 4μ bytes.
+const SECRET_PIECE_LOG: u32 = 5;
 
 /// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it is
 /// complete. The stream is read once, front to back, a few bytes at a time; skipped bytes are
@@ -161,10 +258,41 @@ pub fn gen_secret_with(
     segments: &[SecretSegment],
     mut take: impl FnMut(usize, &SecretPoly),
 ) {
-    let mut xof = shake128(&[seed]);
     // 32 coefficients of at most μ = 10 bits.
     let mut buf = [0u8; 40];
     let mut poly = SecretPoly::ZERO;
+    let piece = 1 << SECRET_PIECE_LOG;
+    read_pieces(
+        seed,
+        mu,
+        segments,
+        &mut buf,
+        SECRET_PIECE_LOG,
+        |coeff, bytes| {
+            // N = 256: the offset in the current polynomial is the low bits.
+            let start = coeff & (N - 1);
+            centred_binomial(bytes, mu, &mut poly.coeffs[start..start + piece]);
+            if (coeff + piece) & (N - 1) == 0 {
+                take(coeff >> 8, &poly);
+            }
+        },
+    );
+}
+
+/// The walk of GenSecret over the secret stream: reads the pieces of `2^piece_log` coefficients
+/// of `segments` (segment lengths are multiples of 128) in order, calling
+/// `sample(first coefficient, bytes)` for each; bytes between segments are squeezed and
+/// discarded. `buf` holds a piece (`2^piece_log · μ / 8` bytes) and is wiped at the end.
+fn read_pieces(
+    seed: &[u8; 32],
+    mu: u32,
+    segments: &[SecretSegment],
+    buf: &mut [u8],
+    piece_log: u32,
+    mut sample: impl FnMut(usize, &[u8]),
+) {
+    let mut xof = shake128(&[seed]);
+    let len = (mu as usize) << (piece_log - 3);
     let mut position = 0;
     let mut coeff = 0;
     for seg in segments {
@@ -173,24 +301,15 @@ pub fn gen_secret_with(
             xof.read(&mut buf[..skip]);
             position += skip;
         }
-        // Segment lengths are multiples of 32 coefficients (128 or 256).
-        for _ in 0..seg.coeffs >> 5 {
-            let len = (SECRET_PIECE * mu as usize) >> 3;
+        for _ in 0..seg.coeffs >> piece_log {
             xof.read(&mut buf[..len]);
             position += len;
-            // N = 256: the offset in the current polynomial is the low bits.
-            let start = coeff & (N - 1);
-            centred_binomial(
-                &buf[..len],
-                mu,
-                &mut poly.coeffs[start..start + SECRET_PIECE],
-            );
-            coeff += SECRET_PIECE;
-            if coeff & (N - 1) == 0 {
-                take((coeff >> 8) - 1, &poly);
-            }
+            sample(coeff, &buf[..len]);
+            coeff += 1 << piece_log;
         }
     }
+    // As a slice: one fill and an optimisation barrier (zeroize >= 1.9; an array would be wiped
+    // with one volatile store per byte).
     buf.zeroize();
 }
 
@@ -208,6 +327,94 @@ mod tests {
         let mut out = [0i8; 4];
         centred_binomial(&[0b0000_0111, 0, 0], 6, &mut out);
         assert_eq!(out, [3, 0, 0, 0]);
+    }
+
+    /// The word-parallel sampler against the per-coefficient one, on every byte value in every
+    /// position (pseudo-random buffers), for the three μ of Saber.
+    #[test]
+    fn words_match_per_coefficient() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..50 {
+            let mut bytes = [0u8; 320];
+            for b in bytes.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+            for mu in [6u32, 8, 10] {
+                let len = (N * mu as usize) >> 3;
+                let (mut fast, mut slow) = ([0i8; N], [0i8; N]);
+                centred_binomial(&bytes[..len], mu, &mut fast);
+                binomial_per_coefficient(&bytes[..len], mu, &mut slow);
+                assert_eq!(fast, slow, "mu {mu}");
+                let mut words = [0i8; N];
+                match mu {
+                    6 => binomial_words::<6>(&bytes[..len], &mut words),
+                    8 => binomial_words::<8>(&bytes[..len], &mut words),
+                    _ => binomial_words::<10>(&bytes[..len], &mut words),
+                }
+                assert_eq!(words, slow, "mu {mu}, words");
+                // Pieces of 16 · 2^k coefficients (the SIMD steps, their tails).
+                for log_pieces in 0..5 {
+                    let (count, piece_bytes) = (N >> log_pieces, len >> log_pieces);
+                    let mut pieces = [0i8; N];
+                    for (o, b) in pieces
+                        .chunks_exact_mut(count)
+                        .zip(bytes[..len].chunks_exact(piece_bytes))
+                    {
+                        centred_binomial(b, mu, o);
+                    }
+                    assert_eq!(pieces, slow, "mu {mu}, 2^{log_pieces} pieces");
+                }
+                // Streaming callers sample 32 coefficients at a time.
+                centred_binomial(&bytes[..(32 * mu as usize) >> 3], mu, &mut fast[..32]);
+                assert_eq!(fast[..32], slow[..32], "mu {mu}, piece");
+            }
+        }
+        // Extremes: all ones is +μ/2 − μ/2 = 0; low halves only is +μ/2.
+        let mut out = [0i8; 8];
+        centred_binomial(&[0x1F, 0x7C, 0xF0, 0xC1, 0x07], 10, &mut out[..4]);
+        assert_eq!(out[..4], [5, 5, 5, 5]);
+        centred_binomial(&[0xFF; 6], 6, &mut out);
+        assert_eq!(out, [0; 8]);
+    }
+
+    /// The fast sampler (128 coefficients per read, straight into the output) and the streaming
+    /// one (32 per read, a polynomial at a time) read the same bytes the same way.
+    #[test]
+    fn fast_and_streaming_samplers_agree() {
+        const fn seg(offset: usize, coeffs: usize) -> SecretSegment {
+            SecretSegment { offset, coeffs }
+        }
+        let layouts: [(u32, &[SecretSegment]); 4] = [
+            (
+                10,
+                &[seg(0, 128), seg(168, 128), seg(336, 128), seg(504, 128)],
+            ),
+            (8, &[seg(0, 256), seg(256, 256), seg(584, 256)]),
+            (
+                6,
+                &[seg(0, 256), seg(264, 256), seg(456, 256), seg(648, 256)],
+            ),
+            (8, &[seg(0, 256), seg(256, 256), seg(512, 256)]),
+        ];
+        for (mu, segments) in layouts {
+            let polys = segments.iter().map(|s| s.coeffs).sum::<usize>() >> 8;
+            let mut fast = [
+                SecretPoly::ZERO,
+                SecretPoly::ZERO,
+                SecretPoly::ZERO,
+                SecretPoly::ZERO,
+            ];
+            gen_secret(&[7; 32], mu, segments, &mut fast[..polys]);
+            let mut count = 0;
+            gen_secret_with(&[7; 32], mu, segments, |i, poly| {
+                assert_eq!(poly.coeffs, fast[i].coeffs, "mu {mu}, polynomial {i}");
+                count += 1;
+            });
+            assert_eq!(count, polys);
+        }
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! ours / Keccak floor.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
-//! samples). Each cell is the minimum over 9 rounds of the median of up to 101 calls (or 15 ms);
-//! the rounds of one cell interleave all rows.
+//! samples, `-- --only default,no-mul` to time only the rows whose names contain one of the
+//! words, besides the two references). Each cell is the minimum over 9 rounds of the median of
+//! up to 101 calls (or 15 ms); the rounds of one cell interleave all rows.
 
 use std::convert::Infallible;
 use std::hint::black_box;
@@ -54,38 +55,8 @@ impl TryRng for BenchRng {
 
 impl TryCryptoRng for BenchRng {}
 
-/// A multiplier that does no work (outputs zero): the row timed with it is what the KEM core
-/// costs besides multiplication, a lower bound for every backend. Results are wrong, of course
-/// (decapsulation takes the implicit-rejection path, at the same cost).
-#[derive(Clone, Copy, Default)]
-struct NoMultiplication;
-
-impl saber_kem::PolyMul for NoMultiplication {
-    type Prepared = u8;
-    type Accumulator = u8;
-
-    fn prepare(&mut self, s: &saber_kem::poly::SecretPoly) -> u8 {
-        black_box(s);
-        0
-    }
-
-    fn accumulator(&mut self) -> u8 {
-        0
-    }
-
-    fn mul_acc(&mut self, acc: &mut u8, a: &saber_kem::poly::Poly, _: &u8) {
-        black_box(a);
-        *acc = 1;
-    }
-
-    fn finish(&mut self, _: &u8) -> saber_kem::poly::Poly {
-        saber_kem::poly::Poly::ZERO
-    }
-
-    fn name(&self) -> &'static str {
-        "no multiplication"
-    }
-}
+mod no_multiplication;
+use no_multiplication::NoMultiplication;
 
 const OPS: [&str; 3] = ["keygen", "encaps", "decaps"];
 
@@ -348,6 +319,7 @@ fn main() {
         saber_kem::DefaultPolyMul::default()
     ));
     rows.push(saber_kem_row!("saber-kem no-mul (bound)", NoMultiplication));
+    rows.push(expanded_row!("saber-kem exp. no-mul", NoMultiplication));
     rows.push(Row {
         name: "pqcrypto-saber 0.1.11".to_string(),
         time: Box::new(|variant, op, calls, budget| match variant {
@@ -362,6 +334,15 @@ fn main() {
             median_ns(|| keccak_floor(variant, op), calls, budget)
         }),
     });
+    // `--only a,b`: keep the rows whose names contain one of the words, and the two references.
+    if let Some(only) = std::env::args().skip_while(|a| a != "--only").nth(1) {
+        let references = rows.len() - 2;
+        let mut index = 0;
+        rows.retain(|row| {
+            index += 1;
+            index > references || only.split(',').any(|word| row.name.contains(word))
+        });
+    }
     let pq = rows.len() - 2;
     let floor = rows.len() - 1;
 
