@@ -32,10 +32,8 @@
 //!
 //! # Sampling
 //!
-//! With Keccak four times cheaper, the bit-serial 13-bit unpacking of A and the per-coefficient
-//! popcounts of β_μ became the largest costs of the batch path after Keccak and the
-//! multiplications, so the batch path has its own word-wise unpacking and bit-sliced binomial
-//! sampler (tested against the generic ones; nothing else in the crate uses them yet).
+//! The squeezed bytes become A and the secrets through the single-operation path's own
+//! functions ([`unpack`], [`centred_binomial`], with their AVX2 code where the CPU has it).
 //!
 //! # When four-way Keccak is used
 //!
@@ -56,15 +54,16 @@ use subtle::Choice;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 use crate::ct::{bytes_equal, select_into};
+use crate::encoding::unpack;
 use crate::hash::{sha3_256, sha3_512, shake128};
 use crate::keccak::{KeccakX4, LANES, Shake128X4, sha3_256_x4, sha3_512_x4};
 use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 use crate::params::sizes::{self, SEED_BYTES};
 use crate::params::{ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
 use crate::pke;
-use crate::poly::{N, Poly, Q_MASK, SecretPoly};
+use crate::poly::{EQ, N, Poly, SecretPoly};
 use crate::polymul::{DefaultPolyMul, PolyMul};
-use crate::sampling::{MATRIX_ENTRY_BYTES, MatrixSource, SecretSegment};
+use crate::sampling::{MATRIX_ENTRY_BYTES, MatrixSource, SecretSegment, centred_binomial};
 
 /// A key pair, as [`SaberKem::generate`] returns it.
 pub type KeyPair<P> = (DecapsulationKey<P>, EncapsulationKey<P>);
@@ -341,7 +340,7 @@ impl MatrixSource for IndexedMatrixX4 {
         if self.used == self.available {
             self.refill();
         }
-        unpack_entry(&self.buffered[self.used], &mut out.coeffs);
+        unpack(&self.buffered[self.used], EQ, &mut out.coeffs);
         self.used += 1;
     }
 }
@@ -368,50 +367,8 @@ struct PackedMatrix<'a> {
 impl MatrixSource for PackedMatrix<'_> {
     fn next_entry(&mut self, out: &mut Poly) {
         let (entry, rest) = self.bytes.split_at(MATRIX_ENTRY_BYTES);
-        unpack_entry(entry, &mut out.coeffs);
+        unpack(entry, EQ, &mut out.coeffs);
         self.bytes = rest;
-    }
-}
-
-/// `encoding::unpack(bytes, 13, out)` for one matrix entry, eight coefficients (13 bytes) at a
-/// time through one 128-bit word instead of bit by bit: in the batch path, with Keccak four
-/// times cheaper, the bit-serial unpacking was the largest single cost after it (profiled with
-/// the AVX2 NTT backend). The output is public.
-fn unpack_entry(bytes: &[u8], out: &mut [u16; N]) {
-    for (group, coeffs) in bytes.chunks_exact(13).zip(out.chunks_exact_mut(8)) {
-        let mut word = [0u8; 16];
-        word[..13].copy_from_slice(group);
-        let word = u128::from_le_bytes(word);
-        for (j, c) in coeffs.iter_mut().enumerate() {
-            *c = (word >> (13 * j)) as u16 & Q_MASK;
-        }
-    }
-}
-
-/// `sampling::centred_binomial(bytes, MU, out)`, four coefficients (μ/2 bytes) at a time and
-/// bit-sliced as in the reference code: the popcounts of all eight μ/2-bit halves come out of
-/// μ/2 shifted, masked additions (each sum is at most 5 and fits its μ/2 ≥ 3 bits), instead of
-/// a software popcount per half on CPUs without POPCNT. Branch-free and index-free in the
-/// (secret) bytes, like the original.
-fn centred_binomial_x4<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
-    let half = MU >> 1;
-    // A 1 at the lowest bit of each of the eight half-fields.
-    let lowest_bits = (0..8).fold(0u64, |m, j| m | 1 << (j * half));
-    for (chunk, coeffs) in bytes.chunks_exact(half).zip(out.chunks_exact_mut(4)) {
-        let mut word = [0u8; 8];
-        word[..half].copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        let mut sums = 0u64;
-        for bit in 0..half {
-            sums += (x >> bit) & lowest_bits;
-        }
-        for (k, c) in coeffs.iter_mut().enumerate() {
-            let plus = (sums >> (2 * k * half)) & 7;
-            let minus = (sums >> ((2 * k + 1) * half)) & 7;
-            *c = plus as i8 - minus as i8;
-        }
-        word.zeroize();
-        sums.zeroize();
     }
 }
 
@@ -433,7 +390,7 @@ fn sample_secrets<V: BatchVariant, const L: usize, const MU: usize>(
             // N = 256: polynomial index and offset are the high and low bits.
             let start = coeff & (N - 1);
             let poly = &mut secret[coeff >> 8].coeffs;
-            centred_binomial_x4::<MU>(bytes, &mut poly[start..start + segment.coeffs]);
+            centred_binomial(bytes, MU as u32, &mut poly[start..start + segment.coeffs]);
             coeff += segment.coeffs;
         }
         debug_assert_eq!(coeff, L * N);
@@ -811,22 +768,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::unpack;
-    use crate::poly::EQ;
-    use crate::sampling::centred_binomial;
-
-    /// Deterministic filler bytes.
-    fn bytes(len: usize, seed: u64) -> [u8; 1024] {
-        let mut out = [0u8; 1024];
-        let mut x = seed;
-        for b in out.iter_mut().take(len) {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            *b = (x >> 56) as u8;
-        }
-        out
-    }
 
     #[test]
     fn four_way_indexed_matrix_matches_the_single_one() {
@@ -842,46 +783,5 @@ mod tests {
                 assert_eq!(got, want, "rank {rank}");
             }
         }
-    }
-
-    #[test]
-    fn entry_unpacking_matches_the_generic_code() {
-        for seed in 0..20 {
-            let data = bytes(MATRIX_ENTRY_BYTES, seed);
-            let data = &data[..MATRIX_ENTRY_BYTES];
-            let (mut want, mut got) = ([0u16; N], [0u16; N]);
-            unpack(data, EQ, &mut want);
-            unpack_entry(data, &mut got);
-            assert_eq!(got, want);
-        }
-        let ones = [0xFF; MATRIX_ENTRY_BYTES];
-        let mut got = [0u16; N];
-        unpack_entry(&ones, &mut got);
-        assert_eq!(got, [Q_MASK; N]);
-    }
-
-    fn binomial_matches<const MU: usize>(seed: u64) {
-        let len = (N * MU) >> 3;
-        let data = bytes(len, seed);
-        let (mut want, mut got) = ([0i8; N], [0i8; N]);
-        centred_binomial(&data[..len], MU as u32, &mut want);
-        centred_binomial_x4::<MU>(&data[..len], &mut got);
-        assert_eq!(got, want, "mu = {MU}");
-        let ones = [0xFFu8; 320];
-        centred_binomial_x4::<MU>(&ones[..len], &mut got);
-        assert_eq!(got, [0; N]);
-    }
-
-    #[test]
-    fn bit_sliced_binomial_matches_the_generic_code() {
-        for seed in 0..20 {
-            binomial_matches::<6>(seed);
-            binomial_matches::<8>(seed);
-            binomial_matches::<10>(seed);
-        }
-        // Extremes: all-plus halves give +μ/2.
-        let mut got = [0i8; 4];
-        centred_binomial_x4::<10>(&[0x1F, 0x7C, 0xF0, 0xC1, 0x07], &mut got);
-        assert_eq!(got, [5; 4]);
     }
 }
