@@ -38,10 +38,10 @@
 //! # When four-way Keccak is used
 //!
 //! Whenever a group has more than one hash of a kind to compute and the CPU has a vector
-//! implementation ([`KeccakX4::is_vectorised`]: AVX2). Otherwise the hashes run one at a time
-//! through the same `sha3`/`shake` code as the single-operation API: the portable four-way
-//! permutation is no faster than four single ones (on x86-64 it is slower: four interleaved
-//! states need four times the registers; `BENCHMARKS.md`), so it buys nothing there.
+//! implementation ([`KeccakX4::is_vectorised`]: AVX-512 or AVX2). Otherwise the hashes run one
+//! at a time through the same `sha3`/`shake` code as the single-operation API: the portable
+//! four-way permutation is no faster than four single ones (on x86-64 it is slower: four
+//! interleaved states need four times the registers; `BENCHMARKS.md`), so it buys nothing there.
 //!
 //! # Memory
 //!
@@ -120,9 +120,11 @@ fn lanes<'a>(inputs: &[&'a [u8]]) -> [&'a [u8]; LANES] {
 
 impl Hasher {
     fn new() -> Self {
-        Self {
-            keccak: KeccakX4::new(),
-        }
+        Self::with(KeccakX4::new())
+    }
+
+    fn with(keccak: KeccakX4) -> Self {
+        Self { keccak }
     }
 
     fn four_way(&self, jobs: usize) -> bool {
@@ -640,25 +642,31 @@ where
         for s in seeds.iter_mut() {
             *s = KeySeeds::draw(rng)?;
         }
-        Ok(Self::generate_batch_from_seeds(backend, &seeds))
+        Ok(Self::generate_batch_from_seeds(
+            backend,
+            &Hasher::new(),
+            &seeds,
+        ))
     }
 
-    /// Deterministic batch key generation: key pair `i` is the one
+    /// Deterministic batch key generation with the given four-way Keccak (tests pick each
+    /// path): key pair `i` is the one
     /// [`generate_deterministic_with`](Self::generate_deterministic_with) returns for
     /// `seeds[i]`. The seeds must be secret and uniformly random.
     #[cfg(feature = "hazmat")]
     pub fn generate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
+        keccak: KeccakX4,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
-        Self::generate_batch_from_seeds(backend, seeds)
+        Self::generate_batch_from_seeds(backend, &Hasher::with(keccak), seeds)
     }
 
     fn generate_batch_from_seeds<B: PolyMul, const N: usize>(
         backend: &mut B,
+        hasher: &Hasher,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
-        let hasher = Hasher::new();
         let mut pks: [<Self as ParameterSet>::PublicKeyBytes; N] =
             core::array::from_fn(|_| ByteArray::zeroed());
         let mut sks: Zeroizing<[<Self as ParameterSet>::SecretKeyBytes; N]> =
@@ -668,7 +676,7 @@ where
             .zip(pks.chunks_mut(LANES))
             .zip(sks.chunks_mut(LANES))
         {
-            keygen_group::<V, B, L, MU, ET>(backend, &hasher, seeds, pks, sks);
+            keygen_group::<V, B, L, MU, ET>(backend, hasher, seeds, pks, sks);
         }
         core::array::from_fn(|i| {
             let ek = EncapsulationKey {
@@ -700,27 +708,33 @@ where
         for m in ms.iter_mut() {
             rng.try_fill_bytes(m)?;
         }
-        Ok(Self::encapsulate_batch_from_seeds(backend, keys, &ms))
+        Ok(Self::encapsulate_batch_from_seeds(
+            backend,
+            &Hasher::new(),
+            keys,
+            &ms,
+        ))
     }
 
-    /// Deterministic batch encapsulation: result `i` is the one
-    /// [`EncapsulationKey::encapsulate_deterministic_with`] returns for `keys[i]` and `ms[i]`.
-    /// Each `ms[i]` must be secret and uniformly random.
+    /// Deterministic batch encapsulation with the given four-way Keccak (tests pick each path):
+    /// result `i` is the one [`EncapsulationKey::encapsulate_deterministic_with`] returns for
+    /// `keys[i]` and `ms[i]`. Each `ms[i]` must be secret and uniformly random.
     #[cfg(feature = "hazmat")]
     pub fn encapsulate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
+        keccak: KeccakX4,
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        Self::encapsulate_batch_from_seeds(backend, keys, ms)
+        Self::encapsulate_batch_from_seeds(backend, &Hasher::with(keccak), keys, ms)
     }
 
     fn encapsulate_batch_from_seeds<B: PolyMul, const N: usize>(
         backend: &mut B,
+        hasher: &Hasher,
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        let hasher = Hasher::new();
         let mut cts: [<Self as ParameterSet>::CiphertextBytes; N] =
             core::array::from_fn(|_| ByteArray::zeroed());
         let mut shared = Zeroizing::new([[0u8; 32]; N]);
@@ -730,7 +744,7 @@ where
             .zip(cts.chunks_mut(LANES))
             .zip(shared.chunks_mut(LANES))
         {
-            encapsulate_group::<V, B, L, MU, ET>(backend, &hasher, keys, ms, cts, shared);
+            encapsulate_group::<V, B, L, MU, ET>(backend, hasher, keys, ms, cts, shared);
         }
         core::array::from_fn(|i| {
             (
@@ -756,10 +770,28 @@ where
         backend: &mut B,
         pairs: [DecapsulationJob<'_, Self>; N],
     ) -> [SharedSecret; N] {
-        let hasher = Hasher::new();
+        Self::decapsulate_batch_on(backend, &Hasher::new(), pairs)
+    }
+
+    /// [`decapsulate_batch_with`](Self::decapsulate_batch_with) with the given four-way Keccak
+    /// (tests pick each path).
+    #[cfg(feature = "hazmat")]
+    pub fn decapsulate_batch_with_keccak<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        keccak: KeccakX4,
+        pairs: [DecapsulationJob<'_, Self>; N],
+    ) -> [SharedSecret; N] {
+        Self::decapsulate_batch_on(backend, &Hasher::with(keccak), pairs)
+    }
+
+    fn decapsulate_batch_on<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        hasher: &Hasher,
+        pairs: [DecapsulationJob<'_, Self>; N],
+    ) -> [SharedSecret; N] {
         let mut shared = Zeroizing::new([[0u8; 32]; N]);
         for (pairs, shared) in pairs.chunks(LANES).zip(shared.chunks_mut(LANES)) {
-            decapsulate_group::<V, B, L, MU, ET>(backend, &hasher, pairs, shared);
+            decapsulate_group::<V, B, L, MU, ET>(backend, hasher, pairs, shared);
         }
         core::array::from_fn(|i| SharedSecret(shared[i]))
     }
