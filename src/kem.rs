@@ -280,10 +280,10 @@ fn fo_encapsulate(
 ) -> SharedSecret {
     // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
     let message = Zeroizing::new(sha3_256(&[seed]));
-    let kr = Zeroizing::new(sha3_512(&[&message[..], hpk]));
-    let (k, coins) = split_kr(&kr);
-    encrypt(&message, &coins, ct);
-    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+    let mut kr = WipedBytes(sha3_512(&[&message[..], hpk]));
+    let (k, coins) = split_kr(&mut kr.0);
+    encrypt(&message, coins, ct);
+    SharedSecret(sha3_256(&[k, &sha3_256(&[ct])]))
 }
 
 /// The FO decapsulation after decryption (spec Algorithm 6): re-encrypts the recovered message
@@ -297,11 +297,11 @@ fn fo_decapsulate<S: KeySelect>(
     ct: &[u8],
     reencrypts_to_ct: impl FnOnce(&[u8; 32], &[u8; 32]) -> Choice,
 ) -> SharedSecret {
-    let kr = Zeroizing::new(sha3_512(&[message, hpk]));
-    let (mut k, coins) = split_kr(&kr);
-    let mismatch = !reencrypts_to_ct(message, &coins);
-    S::select_into(&mut k, z, mismatch);
-    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+    let mut kr = WipedBytes(sha3_512(&[message, hpk]));
+    let (k, coins) = split_kr(&mut kr.0);
+    let mismatch = !reencrypts_to_ct(message, coins);
+    S::select_into(k, z, mismatch);
+    SharedSecret(sha3_256(&[k, &sha3_256(&[ct])]))
 }
 
 /// Whether `encrypt` writes exactly `ct`: into a buffer, then compared in constant time.
@@ -325,13 +325,14 @@ impl<T: AsMut<[u8]>> Drop for WipedBytes<T> {
     }
 }
 
-/// (K̂, r) = the two halves of G's output.
-fn split_kr(kr: &[u8; 64]) -> (Zeroizing<[u8; 32]>, Zeroizing<[u8; 32]>) {
-    let mut k = Zeroizing::new([0u8; 32]);
-    let mut r = Zeroizing::new([0u8; 32]);
-    k.copy_from_slice(&kr[..32]);
-    r.copy_from_slice(&kr[32..]);
-    (k, r)
+/// (K̂, r) = the two halves of G's output, borrowed in place: no copies to wipe (`Zeroizing`
+/// copies cost a volatile store per byte and, on 32-bit cores, a frame of spilled bytes).
+fn split_kr(kr: &mut [u8; 64]) -> (&mut [u8; 32], &[u8; 32]) {
+    let (k, r) = kr.split_at_mut(32);
+    match (<&mut [u8; 32]>::try_from(k), <&[u8; 32]>::try_from(&*r)) {
+        (Ok(k), Ok(r)) => (k, r),
+        _ => unreachable!("G's output is two 32-byte halves"),
+    }
 }
 
 /// Draws 32 bytes.
