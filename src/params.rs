@@ -152,8 +152,8 @@ pub(crate) fn plus_segments(rank: usize) -> &'static [SecretSegment] {
 
 /// Saber+'s matrix source for one operation. On x86/x86_64 the L² independent entries are
 /// squeezed four at a time with the AVX2 four-way Keccak (hashed one at a time on CPUs without
-/// AVX2), which made Saber+ keygen/encaps/decaps 1.13–1.32× faster with the default backend and
-/// 1.10–1.18× with toom-cook (peer-bench, BENCHMARKS.md "Saber+ vs Saber"), for 1.6 KB of
+/// AVX2), which made Saber+ keygen/encaps/decaps 1.12–1.31× faster with the default backend and
+/// 1.09–1.17× with toom-cook (peer-bench, BENCHMARKS.md "Saber+ vs Saber"), for 1.6 KB of
 /// buffered entries, also in `LowMemory` mode. Elsewhere (the 32-bit embedded cores, which have
 /// no vector Keccak) the entries are hashed one at a time and nothing is buffered.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
