@@ -383,6 +383,8 @@ fn main() {
     // cell and interleave the rows, so that every implementation of one cell is measured at
     // nearly the same time (this machine class is shared: contention comes in bursts).
     let mut best = vec![[[f64::MAX; 3]; 3]; rows.len()];
+    // Indices, not iterators: the loops run cell by cell across all rows (see above).
+    #[allow(clippy::needless_range_loop)]
     for v in 0..3 {
         for op in 0..3 {
             for _ in 0..rounds {
