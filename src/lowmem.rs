@@ -9,7 +9,8 @@
 //!
 //! What is never held, and how (round-3 spec §2.5–2.6 in the same order of XOF reads):
 //! - **A**: entries are squeezed just in time, row-major, one polynomial at a time (as in the fast
-//!   path).
+//!   path; Saber+ on x86/x86_64 squeezes four entries per four-way Keccak call and holds them
+//!   packed, 1.6 KB, `Plus::Matrix`).
 //! - **The secret vector as `i8`s**: it is packed to 4 bits per coefficient (`|s| ≤ 5` fits in
 //!   a signed nibble) right after sampling, and widened one polynomial at a time. In
 //!   decapsulation the secret is decoded from the key bytes one polynomial at a time.

@@ -2,10 +2,11 @@
 //! saber-kem with its default backend; saber-kem with each backend of the project's list
 //! (`tests/support/backends.rs`); the expanded keys (A, b and H(pk) cached in the backend's
 //! domain) with `Ntt` and with the default backend; saber-kem with a multiplier that does nothing
-//! (what the KEM core costs besides multiplication); pqcrypto-saber (PQClean C, AVX2 picked at
-//! run time); and the Keccak floor (the operation's SHAKE128 / SHA3 calls alone,
+//! (what the KEM core costs besides multiplication); Saber+ (LightSaber+, Saber+, FireSaber+ in
+//! the three variant slots) with the default backend and with toom-cook; pqcrypto-saber (PQClean
+//! C, AVX2 picked at run time); and the Keccak floor (the operation's SHAKE128 / SHA3 calls alone,
 //! `shared/docs/anchors.md` §5). It prints µs with the ratios ours / pqcrypto-saber and
-//! ours / Keccak floor.
+//! ours / Keccak floor, then each Saber+ row divided by the round-3 row of the same backend.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
 //! samples, `-- --only default,no-mul` to time only the rows whose names contain one of the
@@ -18,7 +19,10 @@ use std::time::{Duration, Instant};
 
 use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::hash::{sha3_256, sha3_512, shake128};
-use saber_kem::{ExpandedDecapsulationKey, FireSaber, LightSaber, Saber};
+use saber_kem::{
+    ExpandedDecapsulationKey, FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, Saber,
+    SaberPlus,
+};
 use shake::XofReader;
 
 /// The project's backend list, included as the tests include it.
@@ -91,6 +95,23 @@ macro_rules! saber_kem_row {
                 0 => time_saber_kem!(LightSaber, backend, op, calls, budget),
                 1 => time_saber_kem!(Saber, backend, op, calls, budget),
                 _ => time_saber_kem!(FireSaber, backend, op, calls, budget),
+            }),
+        }
+    }};
+}
+
+/// Saber+ rows: the variant slots 0, 1, 2 hold LightSaber+, Saber+, FireSaber+ (the pqcrypto and
+/// floor ratios are then against round-3 Saber's references; the closing table divides by the
+/// row of the same backend with round-3 Saber).
+macro_rules! plus_row {
+    ($name:expr, $backend:expr) => {{
+        let mut backend = $backend;
+        Row {
+            name: $name.to_string(),
+            time: Box::new(move |variant, op, calls, budget| match variant {
+                0 => time_saber_kem!(LightSaberPlus, backend, op, calls, budget),
+                1 => time_saber_kem!(SaberPlus, backend, op, calls, budget),
+                _ => time_saber_kem!(FireSaberPlus, backend, op, calls, budget),
             }),
         }
     }};
@@ -180,13 +201,13 @@ macro_rules! expanded_row {
 }
 
 macro_rules! default_row {
-    () => {
+    ($name:expr, $light:ty, $saber:ty, $fire:ty) => {
         Row {
-            name: "saber-kem default".to_string(),
+            name: $name.to_string(),
             time: Box::new(|variant, op, calls, budget| match variant {
-                0 => time_default!(LightSaber, op, calls, budget),
-                1 => time_default!(Saber, op, calls, budget),
-                _ => time_default!(FireSaber, op, calls, budget),
+                0 => time_default!($light, op, calls, budget),
+                1 => time_default!($saber, op, calls, budget),
+                _ => time_default!($fire, op, calls, budget),
             }),
         }
     };
@@ -299,7 +320,15 @@ fn main() {
         (9, 101, Duration::from_millis(15))
     };
 
-    let mut rows: Vec<Row> = vec![default_row!()];
+    let mut rows: Vec<Row> = vec![
+        default_row!("saber-kem default", LightSaber, Saber, FireSaber),
+        default_row!(
+            "saber-kem+ default",
+            LightSaberPlus,
+            SaberPlus,
+            FireSaberPlus
+        ),
+    ];
     macro_rules! add_backend {
         ($id:ident, $name:expr, $ctor:expr) => {
             rows.push(saber_kem_row!(format!("saber-kem {}", $name), $ctor));
@@ -310,6 +339,10 @@ fn main() {
         backends::for_each_backend!(add_backend);
     };
     add_all();
+    rows.push(plus_row!(
+        "saber-kem+ toom-cook",
+        saber_kem::polymul::ToomCook
+    ));
     rows.push(expanded_row!(
         "saber-kem expanded ntt",
         saber_kem::polymul::Ntt::new()
@@ -350,6 +383,8 @@ fn main() {
     // cell and interleave the rows, so that every implementation of one cell is measured at
     // nearly the same time (this machine class is shared: contention comes in bursts).
     let mut best = vec![[[f64::MAX; 3]; 3]; rows.len()];
+    // Indices, not iterators: the loops run cell by cell across all rows (see above).
+    #[allow(clippy::needless_range_loop)]
     for v in 0..3 {
         for op in 0..3 {
             for _ in 0..rounds {
@@ -378,6 +413,35 @@ fn main() {
                     us,
                     best[r][v][op] / best[pq][v][op],
                     best[r][v][op] / best[floor][v][op],
+                );
+            }
+        }
+    }
+
+    // Saber+ against round-3 Saber: each `saber-kem+ X` row divided by `saber-kem X`.
+    println!();
+    println!(
+        "{:<24} {:<11} {:<7} {:>10} {:>10} {:>8}",
+        "Saber+ / Saber", "variant", "op", "µs (+)", "µs", "ratio"
+    );
+    for (r, row) in rows.iter().enumerate() {
+        let Some(backend) = row.name.strip_prefix("saber-kem+ ") else {
+            continue;
+        };
+        let round3_name = format!("saber-kem {backend}");
+        let Some(base) = rows.iter().position(|row| row.name == round3_name) else {
+            continue;
+        };
+        for (v, variant) in variants.iter().enumerate() {
+            for (op, op_name) in OPS.iter().enumerate() {
+                println!(
+                    "{:<24} {:<11} {:<7} {:>10.2} {:>10.2} {:>8.2}",
+                    backend,
+                    format!("{variant}+"),
+                    op_name,
+                    best[r][v][op] / 1000.0,
+                    best[base][v][op] / 1000.0,
+                    best[r][v][op] / best[base][v][op],
                 );
             }
         }
