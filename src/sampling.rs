@@ -5,11 +5,11 @@
 //! derived and which bytes of the secret stream each polynomial reads. Both are expressed with the
 //! same two building blocks: a [`MatrixSource`] and a table of [`SecretSegment`]s.
 
-use shake::{Shake128Reader, XofReader};
+use shake::XofReader;
 use zeroize::Zeroize;
 
 use crate::encoding::{packed_len, unpack};
-use crate::hash::shake128;
+use crate::hash::{Shake128Xof, shake128};
 use crate::poly::{EQ, N, Poly, SecretPoly};
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -35,7 +35,7 @@ pub trait RandomAccessMatrix {
 
 /// Round-3 GenMatrix: A[i][j] is polynomial `i·L + j` of one SHAKE128(seed_A) stream.
 pub struct StreamMatrix {
-    xof: Shake128Reader,
+    xof: Shake128Xof,
 }
 
 impl StreamMatrix {
@@ -52,7 +52,7 @@ impl StreamMatrix {
 const MATRIX_PIECE_BYTES: usize = MATRIX_ENTRY_BYTES >> 2;
 
 /// Fills `out` with 13-bit coefficients squeezed from `xof`, a piece at a time.
-fn squeeze_entry(xof: &mut Shake128Reader, out: &mut Poly) {
+fn squeeze_entry(xof: &mut Shake128Xof, out: &mut Poly) {
     let mut buf = [0u8; MATRIX_PIECE_BYTES];
     for piece in out.coeffs.chunks_exact_mut(N >> 2) {
         xof.read(&mut buf);

@@ -37,6 +37,8 @@
 
 use zeroize::Zeroize;
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) mod sponge;
 mod x4_portable;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
