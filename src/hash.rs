@@ -4,7 +4,9 @@
 use sha3::{Digest, Sha3_256, Sha3_512};
 use shake::{ExtendableOutput, Shake128, Shake128Reader, Update};
 
-/// SHA3-256 of the concatenation of `parts`.
+/// SHA3-256 of the concatenation of `parts`. Not inlined (nor is [`sha3_512`]), so that the
+/// hasher's state lives only in this call, never in a caller's frame (low-memory mode).
+#[inline(never)]
 pub fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
     let mut h = Sha3_256::new();
     for p in parts {
@@ -14,6 +16,7 @@ pub fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
 }
 
 /// SHA3-512 of the concatenation of `parts`.
+#[inline(never)]
 pub fn sha3_512(parts: &[&[u8]]) -> [u8; 64] {
     let mut h = Sha3_512::new();
     for p in parts {

@@ -11,6 +11,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 use crate::ct::{ConstantTimeSelect, KeySelect, bytes_equal};
 use crate::error::{Error, check_length};
 use crate::hash::{sha3_256, sha3_512};
+use crate::lowmem;
 use crate::params::sizes::{self, SEED_BYTES};
 use crate::params::{ByteArray, ParameterSet, Variant};
 use crate::pke;
@@ -104,15 +105,15 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         pk: &mut [u8],
         sk: &mut [u8],
     ) {
+        let hashed_seed = hash_seed_a(seed_a);
+        let cpa = sizes::secret_cpa::<V>(L);
         if B::STREAMING {
-            return crate::lowmem::keypair::<V, B, L, MU>(backend, seed_a, seed_s, z, pk, sk);
+            // Needs all of `sk` as scratch for its partial sums of b.
+            lowmem::keygen::<V, B, L, MU>(backend, &hashed_seed, seed_s, pk, sk);
+        } else {
+            pke::keygen::<V, B, L, MU>(backend, &hashed_seed, seed_s, pk, &mut sk[..cpa]);
         }
-        // seed_A is hashed so that raw RNG output never appears in the public key (§2.5.1).
-        let mut hashed_seed = [0u8; 32];
-        shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed_seed);
-        let (sk_cpa, rest) = sk.split_at_mut(sizes::secret_cpa::<V>(L));
-        pke::keygen::<V, B, L, MU>(backend, &hashed_seed, seed_s, pk, sk_cpa);
-        let (sk_pk, rest) = rest.split_at_mut(pk.len());
+        let (sk_pk, rest) = sk[cpa..].split_at_mut(pk.len());
         sk_pk.copy_from_slice(pk);
         let (sk_hpk, sk_z) = rest.split_at_mut(SEED_BYTES);
         sk_hpk.copy_from_slice(&sha3_256(&[pk]));
@@ -125,11 +126,8 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         m: &[u8; 32],
         ct: &mut [u8],
     ) -> SharedSecret {
-        if B::STREAMING {
-            return crate::lowmem::encapsulate::<V, B, L, MU, ET>(backend, pk, m, ct);
-        }
         fo_encapsulate(&sha3_256(&[pk]), m, ct, |message, coins, ct| {
-            pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, pk, ct)
+            Self::encrypt(backend, message, coins, pk, ct)
         })
     }
 
@@ -138,19 +136,9 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         dk: &SecretParts<'_>,
         ct: &[u8],
     ) -> SharedSecret {
-        if B::STREAMING {
-            return crate::lowmem::decapsulate::<V, B, S, L, MU, ET>(
-                backend, dk.secret, dk.pk, dk.hpk, dk.z, ct,
-            );
-        }
-        let mut s = pke::zero_secret::<L>();
-        for (i, s_i) in s.iter_mut().enumerate() {
-            *s_i = Self::decode_secret_poly(dk.secret, i);
-        }
-        let message = Zeroizing::new(pke::decrypt::<B, L, ET>(backend, &s, ct));
-        drop(s);
-        fo_decapsulate::<S>(&message, dk.hpk, dk.z, ct, |message, coins, out| {
-            pke::encrypt::<V, B, L, MU, ET>(backend, message, coins, dk.pk, out)
+        let message = Zeroizing::new(Self::decrypt(backend, dk.secret, ct));
+        fo_decapsulate::<S>(&message, dk.hpk, dk.z, ct, |message, coins| {
+            Self::encrypts_to(backend, message, coins, dk.pk, ct)
         })
     }
 
@@ -180,15 +168,17 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         ct: &[u8],
     ) -> SharedSecret {
         let message = Zeroizing::new(pke::decrypt_prepared::<B, L, ET>(backend, secret, ct));
-        fo_decapsulate::<ConstantTimeSelect>(&message, public.hpk, z, ct, |message, coins, out| {
-            pke::encrypt_prepared::<V, B, L, MU, ET>(
-                backend,
-                public.matrix,
-                public.public_b,
-                message,
-                coins,
-                out,
-            )
+        fo_decapsulate::<ConstantTimeSelect>(&message, public.hpk, z, ct, |message, coins| {
+            reencryption_matches(ct, |out| {
+                pke::encrypt_prepared::<V, B, L, MU, ET>(
+                    backend,
+                    public.matrix,
+                    public.public_b,
+                    message,
+                    coins,
+                    out,
+                )
+            })
         })
     }
 
@@ -198,9 +188,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
 
     fn decode_secret_poly(sk_cpa: &[u8], index: usize) -> SecretPoly {
         let mut s = SecretPoly::ZERO;
-        let bytes = &sk_cpa[index * V::SECRET_POLY_BYTES..(index + 1) * V::SECRET_POLY_BYTES];
-        // Range validity was checked when the key was built.
-        let _ = V::decode_secret(bytes, MU, &mut s);
+        pke::decode_secret_poly::<V, MU>(sk_cpa, index, &mut s);
         s
     }
 
@@ -214,6 +202,74 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
     }
 }
 
+// The IND-CPA steps of the FO transform in the backend's memory organisation: the fast one
+// (`pke`) or, for `LowMemory` backends, the streaming one (`lowmem`). Only these differ between
+// the two; the transform itself (`fo_encapsulate`, `fo_decapsulate`) is shared.
+impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET> {
+    /// Saber.PKE.Enc(m; coins) under `pk` into `ct`.
+    fn encrypt<B: PolyMul>(
+        backend: &mut B,
+        m: &[u8; 32],
+        coins: &[u8; 32],
+        pk: &[u8],
+        ct: &mut [u8],
+    ) {
+        if B::STREAMING {
+            lowmem::encrypt::<V, B, L, MU, ET>(backend, m, coins, pk, ct);
+        } else {
+            pke::encrypt::<V, B, L, MU, ET>(backend, m, coins, pk, ct);
+        }
+    }
+
+    /// Whether Saber.PKE.Enc(m; coins) under `pk` is `ct`, in constant time: the streaming
+    /// organisation compares as it encrypts, the fast one encrypts into a buffer first.
+    fn encrypts_to<B: PolyMul>(
+        backend: &mut B,
+        m: &[u8; 32],
+        coins: &[u8; 32],
+        pk: &[u8],
+        ct: &[u8],
+    ) -> Choice {
+        if B::STREAMING {
+            lowmem::encrypts_to::<V, B, L, MU, ET>(backend, m, coins, pk, ct)
+        } else {
+            reencryption_matches(ct, |out| {
+                pke::encrypt::<V, B, L, MU, ET>(backend, m, coins, pk, out)
+            })
+        }
+    }
+
+    /// Saber.PKE.Dec of `ct` with the encoded secret `sk_cpa`: decoded whole for the fast
+    /// organisation, one polynomial at a time for the streaming one.
+    fn decrypt<B: PolyMul>(backend: &mut B, sk_cpa: &[u8], ct: &[u8]) -> [u8; 32] {
+        if B::STREAMING {
+            lowmem::decrypt::<V, B, L, MU, ET>(backend, sk_cpa, ct)
+        } else {
+            Self::decrypt_decoded(backend, sk_cpa, ct)
+        }
+    }
+
+    /// The fast Saber.PKE.Dec after decoding the whole secret. Not inlined, so that the
+    /// decoded secret is not in the caller's frame during the re-encryption.
+    #[inline(never)]
+    fn decrypt_decoded<B: PolyMul>(backend: &mut B, sk_cpa: &[u8], ct: &[u8]) -> [u8; 32] {
+        let mut s = pke::zero_secret::<L>();
+        for (i, s_i) in s.iter_mut().enumerate() {
+            pke::decode_secret_poly::<V, MU>(sk_cpa, i, s_i);
+        }
+        pke::decrypt::<B, L, ET>(backend, &s, ct)
+    }
+}
+
+/// seed_A = SHAKE128(random seed), so that raw RNG output never appears in the public key
+/// (§2.5.1). Not inlined, so that the XOF state never sits in the caller's frame.
+#[inline(never)]
+fn hash_seed_a(seed_a: &[u8; 32]) -> [u8; 32] {
+    let mut hashed = [0u8; 32];
+    shake::XofReader::read(&mut crate::hash::shake128(&[seed_a]), &mut hashed);
+    hashed
+}
+
 /// The FO encapsulation around an encryption routine (spec Algorithm 5): m = H(seed),
 /// (K̂, r) = G(m ‖ H(pk)), ct = Enc(m; r), K = H(K̂ ‖ H(ct)).
 fn fo_encapsulate(
@@ -224,30 +280,38 @@ fn fo_encapsulate(
 ) -> SharedSecret {
     // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
     let message = Zeroizing::new(sha3_256(&[seed]));
-    let kr = Zeroizing::new(sha3_512(&[&message[..], hpk]));
-    let (k, coins) = split_kr(&kr);
-    encrypt(&message, &coins, ct);
-    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+    let mut kr = WipedBytes(sha3_512(&[&message[..], hpk]));
+    let (k, coins) = split_kr(&mut kr.0);
+    encrypt(&message, coins, ct);
+    SharedSecret(sha3_256(&[k, &sha3_256(&[ct])]))
 }
 
 /// The FO decapsulation after decryption (spec Algorithm 6): re-encrypts the recovered message
-/// and, on any mismatch, replaces K̂ by z without a branch (implicit rejection). `S` is
+/// (`reencrypts_to_ct(m, r)`: whether Enc(m; r) is `ct`, in constant time) and, on any
+/// mismatch, replaces K̂ by z without a branch (implicit rejection). `S` is
 /// [`ConstantTimeSelect`] except in the tests that substitute a broken selector.
 fn fo_decapsulate<S: KeySelect>(
     message: &[u8; 32],
     hpk: &[u8; 32],
     z: &[u8; 32],
     ct: &[u8],
-    encrypt: impl FnOnce(&[u8; 32], &[u8; 32], &mut [u8]),
+    reencrypts_to_ct: impl FnOnce(&[u8; 32], &[u8; 32]) -> Choice,
 ) -> SharedSecret {
-    let kr = Zeroizing::new(sha3_512(&[message, hpk]));
-    let (mut k, coins) = split_kr(&kr);
+    let mut kr = WipedBytes(sha3_512(&[message, hpk]));
+    let (k, coins) = split_kr(&mut kr.0);
+    let mismatch = !reencrypts_to_ct(message, coins);
+    S::select_into(k, z, mismatch);
+    SharedSecret(sha3_256(&[k, &sha3_256(&[ct])]))
+}
+
+/// Whether `encrypt` writes exactly `ct`: into a buffer, then compared in constant time.
+/// Not inlined, so that the buffer is never in a streaming caller's frame.
+#[inline(never)]
+fn reencryption_matches(ct: &[u8], encrypt: impl FnOnce(&mut [u8])) -> Choice {
     let mut reencrypted = WipedBytes([0u8; MAX_CIPHERTEXT]);
     let reencrypted = &mut reencrypted.0[..ct.len()];
-    encrypt(message, &coins, reencrypted);
-    let mismatch = !bytes_equal(ct, reencrypted);
-    S::select_into(&mut k, z, mismatch);
-    SharedSecret(sha3_256(&[&k[..], &sha3_256(&[ct])]))
+    encrypt(reencrypted);
+    bytes_equal(ct, reencrypted)
 }
 
 /// A byte buffer wiped on drop in one bulk fill (`zeroize` on a slice: a fill and an optimisation
@@ -261,13 +325,14 @@ impl<T: AsMut<[u8]>> Drop for WipedBytes<T> {
     }
 }
 
-/// (K̂, r) = the two halves of G's output.
-fn split_kr(kr: &[u8; 64]) -> (Zeroizing<[u8; 32]>, Zeroizing<[u8; 32]>) {
-    let mut k = Zeroizing::new([0u8; 32]);
-    let mut r = Zeroizing::new([0u8; 32]);
-    k.copy_from_slice(&kr[..32]);
-    r.copy_from_slice(&kr[32..]);
-    (k, r)
+/// (K̂, r) = the two halves of G's output, borrowed in place: no copies to wipe (`Zeroizing`
+/// copies cost a volatile store per byte and, on 32-bit cores, a frame of spilled bytes).
+fn split_kr(kr: &mut [u8; 64]) -> (&mut [u8; 32], &[u8; 32]) {
+    let (k, r) = kr.split_at_mut(32);
+    match (<&mut [u8; 32]>::try_from(k), <&[u8; 32]>::try_from(&*r)) {
+        (Ok(k), Ok(r)) => (k, r),
+        _ => unreachable!("G's output is two 32-byte halves"),
+    }
 }
 
 /// Draws 32 bytes.

@@ -22,13 +22,24 @@ pub(crate) const fn h2(et: u32) -> u16 {
 /// Packs `round(x) = (x + h1) mod q >> (EQ − EP)`, the rounding of `b` and `b'` to 10 bits (the
 /// packing's mask to 10 bits is the reduction mod q: bits 3..13 of `x + h1`). Rounding the whole
 /// polynomial first lets the compiler vectorise it.
-fn pack_rounded(x: &Poly, out: &mut [u8]) {
+pub(crate) fn pack_rounded(x: &Poly, out: &mut [u8]) {
     let mut rounded = [0u16; N];
     for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
         *r = c.wrapping_add(H1) >> (EQ - EP);
     }
     pack10(&rounded, out);
     rounded.as_mut_slice().zeroize();
+}
+
+/// Writes secret polynomial `index` of the encoded IND-CPA secret key `sk_cpa` into `out`.
+pub(crate) fn decode_secret_poly<V: Variant, const MU: usize>(
+    sk_cpa: &[u8],
+    index: usize,
+    out: &mut SecretPoly,
+) {
+    let bytes = &sk_cpa[index * V::SECRET_POLY_BYTES..(index + 1) * V::SECRET_POLY_BYTES];
+    // Range validity was checked when the key was built.
+    let _ = V::decode_secret(bytes, MU, out);
 }
 
 /// The zero secret vector.
@@ -155,7 +166,7 @@ pub fn encrypt_prepared<
 /// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits as it is computed. A
 /// group of eight coefficients is one message byte (bit `i` for coefficient `i`, the 1-bit
 /// packing).
-fn encode_message<const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
+pub(crate) fn encode_message<const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
     for ((group, &byte), bytes) in v
         .coeffs
         .chunks_exact(GROUP)
@@ -205,7 +216,7 @@ pub fn decrypt_prepared<B: PolyMul, const L: usize, const ET: usize>(
 }
 
 /// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient, packed in place.
-fn decode_message<const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
+pub(crate) fn decode_message<const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
     let c_m = unpack_poly(ct_m, ET as u32);
     // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
     let mut bits = [0u16; N];

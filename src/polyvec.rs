@@ -14,6 +14,7 @@
 use zeroize::Zeroize;
 
 use crate::encoding::unpack_poly;
+use crate::lowmem;
 use crate::params::sizes::POLY_P_BYTES;
 use crate::poly::{EP, Poly, SecretPoly};
 use crate::polymul::PolyMul;
@@ -126,32 +127,10 @@ pub(crate) fn inner_product_fast<B: PolyMul, const L: usize>(
 /// `L² + L` prepares instead of `L` per matrix-vector product, which is nothing for
 /// plain-domain backends such as [`Karatsuba`](crate::polymul::Karatsuba).
 ///
-/// The matrix-vector methods below follow the same rule for callers of the IND-CPA layer.
+/// The matrix-vector methods below follow the same rule, with the same streaming helpers, for
+/// callers of the IND-CPA layer ([`crate::pke`], the batch API).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LowMemory<B>(pub B);
-
-impl<B: PolyMul> LowMemory<B> {
-    /// `Σ_j a_j·s_j` in the backend's domain with one accumulator; `next(j, a)` writes `a_j`,
-    /// and each secret is prepared just before its product.
-    fn sum_of_products<const L: usize>(
-        &mut self,
-        s: &[SecretPoly; L],
-        mut next: impl FnMut(usize, &mut Poly),
-    ) -> Poly {
-        let mut acc = self.0.accumulator();
-        let mut entry = Poly::ZERO;
-        for (j, s_j) in s.iter().enumerate() {
-            next(j, &mut entry);
-            let mut prepared = self.0.prepare(s_j);
-            self.0.mul_acc(&mut acc, &entry, &prepared);
-            prepared.zeroize();
-        }
-        let sum = self.0.finish(&acc);
-        acc.zeroize();
-        entry.zeroize();
-        sum
-    }
-}
 
 impl<B: PolyMul> PolyMul for LowMemory<B> {
     type Prepared = B::Prepared;
@@ -184,17 +163,15 @@ impl<B: PolyMul> PolyMul for LowMemory<B> {
         mut emit: impl FnMut(usize, &Poly),
     ) {
         let mut sums: [Poly; L] = core::array::from_fn(|_| Poly::ZERO);
-        let mut entry = Poly::ZERO;
         for s_i in s {
             let mut prepared = self.0.prepare(s_i);
             for sum in sums.iter_mut() {
-                matrix.next_entry(&mut entry);
-                let mut acc = self.0.accumulator();
-                self.0.mul_acc(&mut acc, &entry, &prepared);
-                let mut product = self.0.finish(&acc);
-                sum.add_assign(&product);
-                product.zeroize();
-                acc.zeroize();
+                lowmem::product_with(
+                    &mut self.0,
+                    &prepared,
+                    |entry| matrix.next_entry(entry),
+                    |product| sum.add_assign(product),
+                );
             }
             prepared.zeroize();
         }
@@ -212,16 +189,73 @@ impl<B: PolyMul> PolyMul for LowMemory<B> {
         mut emit: impl FnMut(usize, &Poly),
     ) -> Poly {
         for i in 0..L {
-            let mut row = self.sum_of_products(s, |_, entry| matrix.next_entry(entry));
-            emit(i, &row);
-            row.zeroize();
+            lowmem::sum_of_products::<B, L>(
+                &mut self.0,
+                |_, entry| matrix.next_entry(entry),
+                |j, s_j| s_j.coeffs = s[j].coeffs,
+                |row| emit(i, row),
+            );
         }
         self.inner_product(public_b, s)
     }
 
     fn inner_product<const L: usize>(&mut self, public_b: &[u8], s: &[SecretPoly; L]) -> Poly {
-        self.sum_of_products(s, |j, entry| {
-            *entry = unpack_poly(&public_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES], EP);
-        })
+        let mut v = Poly::ZERO;
+        lowmem::sum_of_products::<B, L>(
+            &mut self.0,
+            |j, entry| lowmem::unpack_p(public_b, j, entry),
+            |j, s_j| s_j.coeffs = s[j].coeffs,
+            |sum| v.coeffs = sum.coeffs,
+        );
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::sizes::{ciphertext, public_key, secret_cpa};
+    use crate::params::{Plus, Round3, Variant};
+    use crate::pke;
+    use crate::polymul::Karatsuba;
+
+    /// The IND-CPA layer with `LowMemory` (its matrix-vector methods, which the KEM's own
+    /// streaming path does not use) gives the fast path's bytes: key generation, encryption
+    /// and decryption, on a few seeds.
+    fn low_memory_matches_fast<V: Variant, const L: usize, const MU: usize, const ET: usize>() {
+        let (pk_len, cpa_len, ct_len) = (public_key(L), secret_cpa::<V>(L), ciphertext(L, ET));
+        for seed in 0..3u8 {
+            let seed_a = [seed; 32];
+            let seed_s = [seed ^ 0x5A; 32];
+            let (message, coins) = ([seed ^ 0xC3; 32], [seed ^ 0x3C; 32]);
+            let mut outputs = [([0u8; 1312], [0u8; 1664], [0u8; 1472], [0u8; 32]); 2];
+            for (low_memory, (pk, sk, ct, decrypted)) in [false, true].into_iter().zip(&mut outputs)
+            {
+                let (pk, sk, ct) = (&mut pk[..pk_len], &mut sk[..cpa_len], &mut ct[..ct_len]);
+                let mut s = pke::zero_secret::<L>();
+                V::gen_secret::<L, MU>(&seed_s, &mut s);
+                if low_memory {
+                    let backend = &mut LowMemory(Karatsuba);
+                    pke::keygen::<V, _, L, MU>(backend, &seed_a, &seed_s, pk, sk);
+                    pke::encrypt::<V, _, L, MU, ET>(backend, &message, &coins, pk, ct);
+                    *decrypted = pke::decrypt::<_, L, ET>(backend, &s, ct);
+                } else {
+                    let backend = &mut Karatsuba;
+                    pke::keygen::<V, _, L, MU>(backend, &seed_a, &seed_s, pk, sk);
+                    pke::encrypt::<V, _, L, MU, ET>(backend, &message, &coins, pk, ct);
+                    *decrypted = pke::decrypt::<_, L, ET>(backend, &s, ct);
+                }
+            }
+            assert!(outputs[0] == outputs[1], "seed {seed}");
+            assert_eq!(outputs[0].3, message, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn low_memory_ind_cpa_matches_fast() {
+        low_memory_matches_fast::<Round3, 2, 10, 3>();
+        low_memory_matches_fast::<Round3, 3, 8, 4>();
+        low_memory_matches_fast::<Round3, 4, 6, 6>();
+        low_memory_matches_fast::<Plus, 3, 8, 4>();
     }
 }
