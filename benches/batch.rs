@@ -7,17 +7,19 @@
 //! - `keccak`: one four-way permutation per path, and 3744 bytes of SHAKE128 (Saber's matrix)
 //!   four streams at a time against one stream from the `shake` crate.
 //! - `batch/<set>`: `keygen|encaps|decaps` × `single|batch1|batch4`, per backend. A batch of one
-//!   differs from a single operation by the batch path's own sampling code (word-wise unpacking,
-//!   bit-sliced binomial) and, for Saber+, by its matrix entries squeezed four at a time. Throughput is
-//!   set to the number of operations, so criterion's `thrpt` line is operations per second and
-//!   its time is for the whole batch.
+//!   differs from a single operation by the batch path's packed matrix (A squeezed whole, then
+//!   unpacked entry by entry) and, for Saber+, by its matrix entries squeezed four at a time.
+//!   Throughput is set to the number of operations, so criterion's `thrpt` line is operations
+//!   per second and its time is for the whole batch.
 //!
 //! `BATCH_RATIOS=1 cargo bench --bench batch` instead prints a table of per-operation times and
 //! ratios for the default backend, measured in interleaved rounds (single, batch of four, batch of
 //! one, then again; `BATCH_ROUNDS`, default 9), which keeps ratios meaningful on a shared machine
 //! where load changes over a run; the table shows the best round of each cell (contention only
 //! adds time), as `docs/anchors.md` §4 does. `BATCH_BACKEND=<name>`
-//! picks another backend of `tests/support/backends.rs`, `BATCH_SETS=Saber,Saber+` some sets.
+//! picks another backend of `tests/support/backends.rs`, `BATCH_SETS=Saber,Saber+` some sets,
+//! `BATCH_KECCAK=avx2|portable` a four-way Keccak other than the fastest (through the `hazmat`
+//! entry points, which take it as an argument).
 //!
 //! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID` on Linux, wall time
 //! elsewhere): the development machine is shared, and CPU time leaves out the time the thread
@@ -32,7 +34,7 @@ use std::hint::black_box;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group};
 use rand_core::{TryCryptoRng, TryRng};
-use saber_kem::batch::BatchVariant;
+use saber_kem::batch::{BatchVariant, KeySeeds};
 use saber_kem::keccak::{KeccakX4, Shake128X4, StateX4};
 use saber_kem::{ParameterSet, PolyMul, SaberKem};
 use shake::{ExtendableOutput, Update, XofReader};
@@ -157,7 +159,10 @@ fn keccak(c: &mut Crit) {
     #[allow(unused_mut)]
     let mut paths = vec![KeccakX4::portable()];
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    paths.extend(KeccakX4::avx2());
+    {
+        paths.extend(KeccakX4::avx2());
+        paths.extend(KeccakX4::avx512());
+    }
     for k in &paths {
         let mut state = StateX4::new();
         group.throughput(Throughput::Elements(4));
@@ -324,18 +329,40 @@ mod ratios {
         );
     }
 
+    /// The inputs of `N` key generations, drawn as the RNG entry points draw them.
+    fn key_seeds<const N: usize>(rng: &mut BenchRng) -> [KeySeeds; N] {
+        core::array::from_fn(|_| {
+            let mut seeds = KeySeeds::default();
+            for s in [&mut seeds.seed_a, &mut seeds.seed_s, &mut seeds.z] {
+                let Ok(()) = rng.try_fill_bytes(s);
+            }
+            seeds
+        })
+    }
+
+    /// The inputs of `N` encapsulations.
+    fn messages<const N: usize>(rng: &mut BenchRng) -> [[u8; 32]; N] {
+        core::array::from_fn(|_| {
+            let mut m = [0u8; 32];
+            let Ok(()) = rng.try_fill_bytes(&mut m);
+            m
+        })
+    }
+
+    /// Batches run through the `hazmat` entry points, which take the four-way Keccak.
     fn set<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
         rounds: usize,
         backend: &mut B,
+        keccak: KeccakX4,
     ) where
         SaberKem<V, L, MU, ET>: ParameterSet,
     {
         type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
         let name = <Kem<V, L, MU, ET> as ParameterSet>::NAME;
-        if let Ok(sets) = std::env::var("BATCH_SETS") {
-            if !sets.split(',').any(|s| s == name) {
-                return;
-            }
+        if let Ok(sets) = std::env::var("BATCH_SETS")
+            && !sets.split(',').any(|s| s == name)
+        {
+            return;
         }
         let rng = &mut BenchRng(1);
         let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, rng);
@@ -351,11 +378,17 @@ mod ratios {
         };
         let mut keygen4 = || {
             let (b, r) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(*b, *r).unwrap());
+            let seeds = key_seeds::<4>(r);
+            black_box(Kem::<V, L, MU, ET>::generate_batch_deterministic_with(
+                *b, keccak, &seeds,
+            ));
         };
         let mut keygen_b1 = || {
             let (b, r) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 1, _>(*b, *r).unwrap());
+            let seeds = key_seeds::<1>(r);
+            black_box(Kem::<V, L, MU, ET>::generate_batch_deterministic_with(
+                *b, keccak, &seeds,
+            ));
         };
         row(
             name,
@@ -371,11 +404,20 @@ mod ratios {
         };
         let mut encaps4 = || {
             let (b, r) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::try_encapsulate_batch_with(*b, keys, *r).unwrap());
+            let ms = messages::<4>(r);
+            black_box(Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
+                *b, keccak, keys, &ms,
+            ));
         };
         let mut encaps_b1 = || {
             let (b, r) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::try_encapsulate_batch_with(*b, [keys[0]], *r).unwrap());
+            let ms = messages::<1>(r);
+            black_box(Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
+                *b,
+                keccak,
+                [keys[0]],
+                &ms,
+            ));
         };
         row(
             name,
@@ -391,15 +433,17 @@ mod ratios {
         };
         let mut decaps4 = || {
             let (b, _) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with(
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
                 *b,
+                keccak,
                 black_box(jobs),
             ));
         };
         let mut decaps_b1 = || {
             let (b, _) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with(
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
                 *b,
+                keccak,
                 black_box([jobs[0]]),
             ));
         };
@@ -413,12 +457,31 @@ mod ratios {
         );
     }
 
+    /// The fastest four-way Keccak, or the one named by `BATCH_KECCAK`.
+    fn keccak() -> KeccakX4 {
+        let Ok(wanted) = std::env::var("BATCH_KECCAK") else {
+            return KeccakX4::new();
+        };
+        #[allow(unused_mut)]
+        let mut paths = vec![KeccakX4::portable()];
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        {
+            paths.extend(KeccakX4::avx2());
+            paths.extend(KeccakX4::avx512());
+        }
+        paths
+            .into_iter()
+            .find(|k| k.name() == wanted)
+            .unwrap_or_else(|| panic!("Keccak path {wanted} unknown or not on this CPU"))
+    }
+
     fn table<B: PolyMul>(rounds: usize, backend: &mut B) {
         use saber_kem::{Plus, Round3};
+        let keccak = keccak();
         println!(
             "backend {}, Keccak {}, {} clock, best of {rounds} interleaved rounds",
             backend.name(),
-            KeccakX4::new().name(),
+            keccak.name(),
             if ThreadTime::new().use_wall {
                 "wall"
             } else {
@@ -430,12 +493,12 @@ mod ratios {
             "| set | op | single µs/op | batch of 4 µs/op | speed-up | batch of 1 µs/op | speed-up |"
         );
         println!("|---|---|---:|---:|---:|---:|---:|");
-        set::<Round3, B, 2, 10, 3>(rounds, backend);
-        set::<Round3, B, 3, 8, 4>(rounds, backend);
-        set::<Round3, B, 4, 6, 6>(rounds, backend);
-        set::<Plus, B, 2, 10, 3>(rounds, backend);
-        set::<Plus, B, 3, 8, 4>(rounds, backend);
-        set::<Plus, B, 4, 6, 6>(rounds, backend);
+        set::<Round3, B, 2, 10, 3>(rounds, backend, keccak);
+        set::<Round3, B, 3, 8, 4>(rounds, backend, keccak);
+        set::<Round3, B, 4, 6, 6>(rounds, backend, keccak);
+        set::<Plus, B, 2, 10, 3>(rounds, backend, keccak);
+        set::<Plus, B, 3, 8, 4>(rounds, backend, keccak);
+        set::<Plus, B, 4, 6, 6>(rounds, backend, keccak);
     }
 
     /// The default backend, or the one named by `BATCH_BACKEND` (as in the backend list).

@@ -32,18 +32,16 @@
 //!
 //! # Sampling
 //!
-//! With Keccak four times cheaper, the bit-serial 13-bit unpacking of A and the per-coefficient
-//! popcounts of β_μ became the largest costs of the batch path after Keccak and the
-//! multiplications, so the batch path has its own word-wise unpacking and bit-sliced binomial
-//! sampler (tested against the generic ones; nothing else in the crate uses them yet).
+//! The squeezed bytes become A and the secrets through the single-operation path's own
+//! functions ([`unpack`], [`centred_binomial`], with their AVX2 code where the CPU has it).
 //!
 //! # When four-way Keccak is used
 //!
 //! Whenever a group has more than one hash of a kind to compute and the CPU has a vector
-//! implementation ([`KeccakX4::is_vectorised`]: AVX2). Otherwise the hashes run one at a time
-//! through the same `sha3`/`shake` code as the single-operation API: the portable four-way
-//! permutation is only about as fast as four single ones (measured within 10% on x86-64), so it
-//! buys nothing there.
+//! implementation ([`KeccakX4::is_vectorised`]: AVX-512 or AVX2). Otherwise the hashes run one
+//! at a time through the same `sha3`/`shake` code as the single-operation API: the portable
+//! four-way permutation is no faster than four single ones (on x86-64 it is slower: four
+//! interleaved states need four times the registers; `BENCHMARKS.md`), so it buys nothing there.
 //!
 //! # Memory
 //!
@@ -51,20 +49,23 @@
 //! secrets and hashes on the stack, and the whole batch's keys or ciphertexts; meant for servers.
 //! Microcontrollers should use the one-at-a-time API, which streams A.
 
+use core::ops::{Deref, DerefMut};
+
 use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::Choice;
-use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::ct::{bytes_equal, select_into};
+use crate::encoding::unpack;
 use crate::hash::{sha3_256, sha3_512, shake128};
 use crate::keccak::{KeccakX4, LANES, Shake128X4, sha3_256_x4, sha3_512_x4};
 use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 use crate::params::sizes::{self, SEED_BYTES};
 use crate::params::{ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
 use crate::pke;
-use crate::poly::{N, Poly, Q_MASK, SecretPoly};
+use crate::poly::{EQ, N, Poly, SecretPoly};
 use crate::polymul::{DefaultPolyMul, PolyMul};
-use crate::sampling::{MATRIX_ENTRY_BYTES, MatrixSource, SecretSegment};
+use crate::sampling::{MATRIX_ENTRY_BYTES, MatrixSource, SecretSegment, centred_binomial};
 
 /// A key pair, as [`SaberKem::generate`] returns it.
 pub type KeyPair<P> = (DecapsulationKey<P>, EncapsulationKey<P>);
@@ -106,6 +107,33 @@ impl core::fmt::Debug for KeySeeds {
     }
 }
 
+/// Byte buffers wiped on drop with one bulk fill each (`zeroize` on a slice: a fill and an
+/// optimisation barrier). `Zeroizing` of an array would store each byte with its own volatile
+/// write: for a batch's secret keys, secret streams and re-encryptions, ~2,800 stores per Saber
+/// operation (callgrind).
+struct Wiped<T: AsMut<[u8]>, const K: usize>([T; K]);
+
+impl<T: AsMut<[u8]>, const K: usize> Deref for Wiped<T, K> {
+    type Target = [T; K];
+    fn deref(&self) -> &[T; K] {
+        &self.0
+    }
+}
+
+impl<T: AsMut<[u8]>, const K: usize> DerefMut for Wiped<T, K> {
+    fn deref_mut(&mut self) -> &mut [T; K] {
+        &mut self.0
+    }
+}
+
+impl<T: AsMut<[u8]>, const K: usize> Drop for Wiped<T, K> {
+    fn drop(&mut self) {
+        for buffer in self.0.iter_mut() {
+            buffer.as_mut().zeroize();
+        }
+    }
+}
+
 /// Up to four independent hashes of one kind: four-way when that is faster (see the module
 /// docs), otherwise one at a time with the single-operation code.
 #[derive(Clone, Copy)]
@@ -121,9 +149,11 @@ fn lanes<'a>(inputs: &[&'a [u8]]) -> [&'a [u8]; LANES] {
 
 impl Hasher {
     fn new() -> Self {
-        Self {
-            keccak: KeccakX4::new(),
-        }
+        Self::with(KeccakX4::new())
+    }
+
+    fn with(keccak: KeccakX4) -> Self {
+        Self { keccak }
     }
 
     fn four_way(&self, jobs: usize) -> bool {
@@ -133,9 +163,8 @@ impl Hasher {
     /// `out[i] = SHA3-256(inputs[i])`, at most four, equal lengths.
     fn sha3_256(&self, inputs: &[&[u8]], out: &mut [[u8; 32]]) {
         if self.four_way(inputs.len()) {
-            let mut digests = sha3_256_x4(&self.keccak, lanes(inputs));
+            let digests = Wiped(sha3_256_x4(&self.keccak, lanes(inputs)));
             out.copy_from_slice(&digests[..out.len()]);
-            digests.zeroize();
         } else {
             for (o, input) in out.iter_mut().zip(inputs) {
                 *o = sha3_256(&[input]);
@@ -146,9 +175,8 @@ impl Hasher {
     /// `out[i] = SHA3-512(inputs[i])`, at most four, equal lengths.
     fn sha3_512(&self, inputs: &[&[u8]], out: &mut [[u8; 64]]) {
         if self.four_way(inputs.len()) {
-            let mut digests = sha3_512_x4(&self.keccak, lanes(inputs));
+            let digests = Wiped(sha3_512_x4(&self.keccak, lanes(inputs)));
             out.copy_from_slice(&digests[..out.len()]);
-            digests.zeroize();
         } else {
             for (o, input) in out.iter_mut().zip(inputs) {
                 *o = sha3_512(&[input]);
@@ -341,7 +369,7 @@ impl MatrixSource for IndexedMatrixX4 {
         if self.used == self.available {
             self.refill();
         }
-        unpack_entry(&self.buffered[self.used], &mut out.coeffs);
+        unpack(&self.buffered[self.used], EQ, &mut out.coeffs);
         self.used += 1;
     }
 }
@@ -368,50 +396,8 @@ struct PackedMatrix<'a> {
 impl MatrixSource for PackedMatrix<'_> {
     fn next_entry(&mut self, out: &mut Poly) {
         let (entry, rest) = self.bytes.split_at(MATRIX_ENTRY_BYTES);
-        unpack_entry(entry, &mut out.coeffs);
+        unpack(entry, EQ, &mut out.coeffs);
         self.bytes = rest;
-    }
-}
-
-/// `encoding::unpack(bytes, 13, out)` for one matrix entry, eight coefficients (13 bytes) at a
-/// time through one 128-bit word instead of bit by bit: in the batch path, with Keccak four
-/// times cheaper, the bit-serial unpacking was the largest single cost after it (profiled with
-/// the AVX2 NTT backend). The output is public.
-fn unpack_entry(bytes: &[u8], out: &mut [u16; N]) {
-    for (group, coeffs) in bytes.chunks_exact(13).zip(out.chunks_exact_mut(8)) {
-        let mut word = [0u8; 16];
-        word[..13].copy_from_slice(group);
-        let word = u128::from_le_bytes(word);
-        for (j, c) in coeffs.iter_mut().enumerate() {
-            *c = (word >> (13 * j)) as u16 & Q_MASK;
-        }
-    }
-}
-
-/// `sampling::centred_binomial(bytes, MU, out)`, four coefficients (μ/2 bytes) at a time and
-/// bit-sliced as in the reference code: the popcounts of all eight μ/2-bit halves come out of
-/// μ/2 shifted, masked additions (each sum is at most 5 and fits its μ/2 ≥ 3 bits), instead of
-/// a software popcount per half on CPUs without POPCNT. Branch-free and index-free in the
-/// (secret) bytes, like the original.
-fn centred_binomial_x4<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
-    let half = MU >> 1;
-    // A 1 at the lowest bit of each of the eight half-fields.
-    let lowest_bits = (0..8).fold(0u64, |m, j| m | 1 << (j * half));
-    for (chunk, coeffs) in bytes.chunks_exact(half).zip(out.chunks_exact_mut(4)) {
-        let mut word = [0u8; 8];
-        word[..half].copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        let mut sums = 0u64;
-        for bit in 0..half {
-            sums += (x >> bit) & lowest_bits;
-        }
-        for (k, c) in coeffs.iter_mut().enumerate() {
-            let plus = (sums >> (2 * k * half)) & 7;
-            let minus = (sums >> ((2 * k + 1) * half)) & 7;
-            *c = plus as i8 - minus as i8;
-        }
-        word.zeroize();
-        sums.zeroize();
     }
 }
 
@@ -423,7 +409,7 @@ fn sample_secrets<V: BatchVariant, const L: usize, const MU: usize>(
 ) {
     let segments = V::secret_segments(L, MU);
     let len = segments.stream_len(MU);
-    let mut streams = Zeroizing::new([[0u8; MAX_SECRET_STREAM]; LANES]);
+    let mut streams = Wiped([[0u8; MAX_SECRET_STREAM]; LANES]);
     let mut views = streams.each_mut().map(|s| &mut s[..len]);
     hasher.shake128(seeds, &mut views[..seeds.len()]);
     for (secret, stream) in out.iter_mut().zip(streams.iter()) {
@@ -433,7 +419,7 @@ fn sample_secrets<V: BatchVariant, const L: usize, const MU: usize>(
             // N = 256: polynomial index and offset are the high and low bits.
             let start = coeff & (N - 1);
             let poly = &mut secret[coeff >> 8].coeffs;
-            centred_binomial_x4::<MU>(bytes, &mut poly[start..start + segment.coeffs]);
+            centred_binomial(bytes, MU as u32, &mut poly[start..start + segment.coeffs]);
             coeff += segment.coeffs;
         }
         debug_assert_eq!(coeff, L * N);
@@ -465,8 +451,8 @@ fn sample_matrices<'b, V: BatchVariant, const L: usize>(
 }
 
 /// Concatenations `a[i] ‖ b[i]` of 32-byte strings, wiped on drop.
-fn concat(a: &[[u8; 32]], b: &[[u8; 32]]) -> Zeroizing<[[u8; 64]; LANES]> {
-    let mut out = Zeroizing::new([[0u8; 64]; LANES]);
+fn concat(a: &[[u8; 32]], b: &[[u8; 32]]) -> Wiped<[u8; 64], LANES> {
+    let mut out = Wiped([[0u8; 64]; LANES]);
     for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
         o[..32].copy_from_slice(x);
         o[32..].copy_from_slice(y);
@@ -543,14 +529,14 @@ fn encapsulate_group<
 {
     let count = keys.len();
     // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
-    let mut messages = Zeroizing::new([[0u8; 32]; LANES]);
+    let mut messages = Wiped([[0u8; 32]; LANES]);
     hasher.sha3_256(&as_slices(ms)[..count], &mut messages[..count]);
     let pk_views: [&[u8]; LANES] = core::array::from_fn(|i| keys[i.min(count - 1)].as_bytes());
     let mut hpk = [[0u8; 32]; LANES];
     hasher.sha3_256(&pk_views[..count], &mut hpk[..count]);
     // (K̂, r) = G(m ‖ H(pk))
     let g_inputs = concat(&messages[..count], &hpk[..count]);
-    let mut kr = Zeroizing::new([[0u8; 64]; LANES]);
+    let mut kr = Wiped([[0u8; 64]; LANES]);
     hasher.sha3_512(&as_slices(&g_inputs[..count])[..count], &mut kr[..count]);
 
     let coins: [&[u8]; LANES] = core::array::from_fn(|i| &kr[i][32..]);
@@ -585,7 +571,7 @@ fn finish_shared_secrets<C: ByteArray>(
     let ct_views: [&[u8]; LANES] = core::array::from_fn(|i| cts[i.min(count - 1)].as_ref());
     let mut hct = [[0u8; 32]; LANES];
     hasher.sha3_256(&ct_views[..count], &mut hct[..count]);
-    let mut k_hat = Zeroizing::new([[0u8; 32]; LANES]);
+    let mut k_hat = Wiped([[0u8; 32]; LANES]);
     for (k, kr) in k_hat.iter_mut().zip(kr.iter()) {
         k.copy_from_slice(&kr[..32]);
     }
@@ -609,7 +595,7 @@ fn decapsulate_group<
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     let count = pairs.len();
-    let mut messages = Zeroizing::new([[0u8; 32]; LANES]);
+    let mut messages = Wiped([[0u8; 32]; LANES]);
     for ((dk, ct), message) in pairs.iter().zip(messages.iter_mut()) {
         let mut s = pke::zero_secret::<L>();
         for (s_i, bytes) in s
@@ -623,7 +609,7 @@ fn decapsulate_group<
     }
     let hpk: [[u8; 32]; LANES] = core::array::from_fn(|i| pairs[i.min(count - 1)].0.hpk);
     let g_inputs = concat(&messages[..count], &hpk[..count]);
-    let mut kr = Zeroizing::new([[0u8; 64]; LANES]);
+    let mut kr = Wiped([[0u8; 64]; LANES]);
     hasher.sha3_512(&as_slices(&g_inputs[..count])[..count], &mut kr[..count]);
 
     let coins: [&[u8]; LANES] = core::array::from_fn(|i| &kr[i][32..]);
@@ -639,7 +625,8 @@ fn decapsulate_group<
         core::array::from_fn(|i| pairs[i.min(count - 1)].1.bytes.clone());
     for i in 0..count {
         let mut reencrypted =
-            Zeroizing::new(<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes::zeroed());
+            Wiped([<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes::zeroed()]);
+        let reencrypted = &mut reencrypted[0];
         let mut matrix = PackedMatrix { bytes: matrices[i] };
         pke::encrypt_from::<B, _, L, ET>(
             backend,
@@ -683,35 +670,41 @@ where
         for s in seeds.iter_mut() {
             *s = KeySeeds::draw(rng)?;
         }
-        Ok(Self::generate_batch_from_seeds(backend, &seeds))
+        Ok(Self::generate_batch_from_seeds(
+            backend,
+            &Hasher::new(),
+            &seeds,
+        ))
     }
 
-    /// Deterministic batch key generation: key pair `i` is the one
+    /// Deterministic batch key generation with the given four-way Keccak (tests pick each
+    /// path): key pair `i` is the one
     /// [`generate_deterministic_with`](Self::generate_deterministic_with) returns for
     /// `seeds[i]`. The seeds must be secret and uniformly random.
     #[cfg(feature = "hazmat")]
     pub fn generate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
+        keccak: KeccakX4,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
-        Self::generate_batch_from_seeds(backend, seeds)
+        Self::generate_batch_from_seeds(backend, &Hasher::with(keccak), seeds)
     }
 
     fn generate_batch_from_seeds<B: PolyMul, const N: usize>(
         backend: &mut B,
+        hasher: &Hasher,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
-        let hasher = Hasher::new();
         let mut pks: [<Self as ParameterSet>::PublicKeyBytes; N] =
             core::array::from_fn(|_| ByteArray::zeroed());
-        let mut sks: Zeroizing<[<Self as ParameterSet>::SecretKeyBytes; N]> =
-            Zeroizing::new(core::array::from_fn(|_| ByteArray::zeroed()));
+        let mut sks: Wiped<<Self as ParameterSet>::SecretKeyBytes, N> =
+            Wiped(core::array::from_fn(|_| ByteArray::zeroed()));
         for ((seeds, pks), sks) in seeds
             .chunks(LANES)
             .zip(pks.chunks_mut(LANES))
             .zip(sks.chunks_mut(LANES))
         {
-            keygen_group::<V, B, L, MU, ET>(backend, &hasher, seeds, pks, sks);
+            keygen_group::<V, B, L, MU, ET>(backend, hasher, seeds, pks, sks);
         }
         core::array::from_fn(|i| {
             let ek = EncapsulationKey {
@@ -739,41 +732,47 @@ where
         keys: [&EncapsulationKey<Self>; N],
         rng: &mut R,
     ) -> Result<[(Ciphertext<Self>, SharedSecret); N], R::Error> {
-        let mut ms = Zeroizing::new([[0u8; 32]; N]);
+        let mut ms = Wiped([[0u8; 32]; N]);
         for m in ms.iter_mut() {
             rng.try_fill_bytes(m)?;
         }
-        Ok(Self::encapsulate_batch_from_seeds(backend, keys, &ms))
+        Ok(Self::encapsulate_batch_from_seeds(
+            backend,
+            &Hasher::new(),
+            keys,
+            &ms,
+        ))
     }
 
-    /// Deterministic batch encapsulation: result `i` is the one
-    /// [`EncapsulationKey::encapsulate_deterministic_with`] returns for `keys[i]` and `ms[i]`.
-    /// Each `ms[i]` must be secret and uniformly random.
+    /// Deterministic batch encapsulation with the given four-way Keccak (tests pick each path):
+    /// result `i` is the one [`EncapsulationKey::encapsulate_deterministic_with`] returns for
+    /// `keys[i]` and `ms[i]`. Each `ms[i]` must be secret and uniformly random.
     #[cfg(feature = "hazmat")]
     pub fn encapsulate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
+        keccak: KeccakX4,
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        Self::encapsulate_batch_from_seeds(backend, keys, ms)
+        Self::encapsulate_batch_from_seeds(backend, &Hasher::with(keccak), keys, ms)
     }
 
     fn encapsulate_batch_from_seeds<B: PolyMul, const N: usize>(
         backend: &mut B,
+        hasher: &Hasher,
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        let hasher = Hasher::new();
         let mut cts: [<Self as ParameterSet>::CiphertextBytes; N] =
             core::array::from_fn(|_| ByteArray::zeroed());
-        let mut shared = Zeroizing::new([[0u8; 32]; N]);
+        let mut shared = Wiped([[0u8; 32]; N]);
         for (((keys, ms), cts), shared) in keys
             .chunks(LANES)
             .zip(ms.chunks(LANES))
             .zip(cts.chunks_mut(LANES))
             .zip(shared.chunks_mut(LANES))
         {
-            encapsulate_group::<V, B, L, MU, ET>(backend, &hasher, keys, ms, cts, shared);
+            encapsulate_group::<V, B, L, MU, ET>(backend, hasher, keys, ms, cts, shared);
         }
         core::array::from_fn(|i| {
             (
@@ -799,10 +798,28 @@ where
         backend: &mut B,
         pairs: [DecapsulationJob<'_, Self>; N],
     ) -> [SharedSecret; N] {
-        let hasher = Hasher::new();
-        let mut shared = Zeroizing::new([[0u8; 32]; N]);
+        Self::decapsulate_batch_on(backend, &Hasher::new(), pairs)
+    }
+
+    /// [`decapsulate_batch_with`](Self::decapsulate_batch_with) with the given four-way Keccak
+    /// (tests pick each path).
+    #[cfg(feature = "hazmat")]
+    pub fn decapsulate_batch_with_keccak<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        keccak: KeccakX4,
+        pairs: [DecapsulationJob<'_, Self>; N],
+    ) -> [SharedSecret; N] {
+        Self::decapsulate_batch_on(backend, &Hasher::with(keccak), pairs)
+    }
+
+    fn decapsulate_batch_on<B: PolyMul, const N: usize>(
+        backend: &mut B,
+        hasher: &Hasher,
+        pairs: [DecapsulationJob<'_, Self>; N],
+    ) -> [SharedSecret; N] {
+        let mut shared = Wiped([[0u8; 32]; N]);
         for (pairs, shared) in pairs.chunks(LANES).zip(shared.chunks_mut(LANES)) {
-            decapsulate_group::<V, B, L, MU, ET>(backend, &hasher, pairs, shared);
+            decapsulate_group::<V, B, L, MU, ET>(backend, hasher, pairs, shared);
         }
         core::array::from_fn(|i| SharedSecret(shared[i]))
     }
@@ -811,22 +828,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::unpack;
-    use crate::poly::EQ;
-    use crate::sampling::centred_binomial;
-
-    /// Deterministic filler bytes.
-    fn bytes(len: usize, seed: u64) -> [u8; 1024] {
-        let mut out = [0u8; 1024];
-        let mut x = seed;
-        for b in out.iter_mut().take(len) {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            *b = (x >> 56) as u8;
-        }
-        out
-    }
 
     #[test]
     fn four_way_indexed_matrix_matches_the_single_one() {
@@ -842,46 +843,5 @@ mod tests {
                 assert_eq!(got, want, "rank {rank}");
             }
         }
-    }
-
-    #[test]
-    fn entry_unpacking_matches_the_generic_code() {
-        for seed in 0..20 {
-            let data = bytes(MATRIX_ENTRY_BYTES, seed);
-            let data = &data[..MATRIX_ENTRY_BYTES];
-            let (mut want, mut got) = ([0u16; N], [0u16; N]);
-            unpack(data, EQ, &mut want);
-            unpack_entry(data, &mut got);
-            assert_eq!(got, want);
-        }
-        let ones = [0xFF; MATRIX_ENTRY_BYTES];
-        let mut got = [0u16; N];
-        unpack_entry(&ones, &mut got);
-        assert_eq!(got, [Q_MASK; N]);
-    }
-
-    fn binomial_matches<const MU: usize>(seed: u64) {
-        let len = (N * MU) >> 3;
-        let data = bytes(len, seed);
-        let (mut want, mut got) = ([0i8; N], [0i8; N]);
-        centred_binomial(&data[..len], MU as u32, &mut want);
-        centred_binomial_x4::<MU>(&data[..len], &mut got);
-        assert_eq!(got, want, "mu = {MU}");
-        let ones = [0xFFu8; 320];
-        centred_binomial_x4::<MU>(&ones[..len], &mut got);
-        assert_eq!(got, [0; N]);
-    }
-
-    #[test]
-    fn bit_sliced_binomial_matches_the_generic_code() {
-        for seed in 0..20 {
-            binomial_matches::<6>(seed);
-            binomial_matches::<8>(seed);
-            binomial_matches::<10>(seed);
-        }
-        // Extremes: all-plus halves give +μ/2.
-        let mut got = [0i8; 4];
-        centred_binomial_x4::<10>(&[0x1F, 0x7C, 0xF0, 0xC1, 0x07], &mut got);
-        assert_eq!(got, [5; 4]);
     }
 }

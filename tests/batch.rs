@@ -1,7 +1,8 @@
-//! The four-way Keccak against the `sha3`/`shake` crates on both paths, and the batch API
+//! The four-way Keccak against the `sha3`/`shake` crates on every path, and the batch API
 //! against one-at-a-time calls: all NIST KAT records through the batch path (four records per
-//! batch, both through the seeded entry points and through an RNG), property tests for batch
-//! sizes that leave partial groups, and implicit rejection.
+//! batch, both through the seeded entry points and through an RNG; per backend, and per Keccak
+//! path, each path constructed explicitly), property tests for batch sizes that leave partial
+//! groups, and implicit rejection.
 
 mod support;
 
@@ -18,15 +19,25 @@ use support::kat::check;
 fn keccak_paths() -> Vec<KeccakX4> {
     let mut paths = vec![KeccakX4::portable()];
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    paths.extend(KeccakX4::avx2());
+    {
+        paths.extend(KeccakX4::avx2());
+        paths.extend(KeccakX4::avx512());
+    }
     paths
 }
 
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn the_avx2_path_is_tested_on_avx2_machines() {
+fn the_vector_paths_are_tested_on_machines_that_have_them() {
+    let avx512 =
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
     if std::is_x86_feature_detected!("avx2") {
         assert!(KeccakX4::avx2().is_some());
+    }
+    assert_eq!(KeccakX4::avx512().is_some(), avx512);
+    if avx512 {
+        assert_eq!(KeccakX4::new().name(), "avx512");
+    } else if std::is_x86_feature_detected!("avx2") {
         assert_eq!(KeccakX4::new().name(), "avx2");
     }
 }
@@ -151,8 +162,8 @@ fn kat_draws(seed: &[u8; 48]) -> (KeySeeds, [u8; 32]) {
     (seeds, m)
 }
 
-/// All 100 records, four per batch, through the seeded batch entry points; decapsulation
-/// through the batch path too.
+/// All 100 records, four per batch, through the seeded batch entry points with the given
+/// Keccak; decapsulation through the batch path too.
 fn kat_records_seeded<
     V: BatchVariant,
     B: PolyMul,
@@ -161,6 +172,7 @@ fn kat_records_seeded<
     const ET: usize,
 >(
     backend: &mut B,
+    keccak: KeccakX4,
 ) -> Vec<String>
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
@@ -171,15 +183,18 @@ where
         let draws: [(KeySeeds, [u8; 32]); 4] = core::array::from_fn(|i| kat_draws(&chunk[i]));
         let key_seeds = draws.each_ref().map(|d| d.0.clone());
         let ms = draws.each_ref().map(|d| d.1);
-        let pairs =
-            SaberKem::<V, L, MU, ET>::generate_batch_deterministic_with(backend, &key_seeds);
+        let pairs = SaberKem::<V, L, MU, ET>::generate_batch_deterministic_with(
+            backend, keccak, &key_seeds,
+        );
         let encapsulated = SaberKem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
             backend,
+            keccak,
             pairs.each_ref().map(|p| &p.1),
             &ms,
         );
-        let recovered = SaberKem::<V, L, MU, ET>::decapsulate_batch_with::<_, 4>(
+        let recovered = SaberKem::<V, L, MU, ET>::decapsulate_batch_with_keccak::<_, 4>(
             backend,
+            keccak,
             core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0)),
         );
         for i in 0..4 {
@@ -268,6 +283,7 @@ where
     records
 }
 
+/// Per backend: every record through the seeded batch entry points (and batch decapsulation).
 macro_rules! batch_kats {
     ($backend:ident, $name:expr, $ctor:expr) => {
         mod $backend {
@@ -280,11 +296,10 @@ macro_rules! batch_kats {
                         let mut backend = $ctor;
                         check::<saber_kem::$alias>(
                             &format!("{} (batch, seeded)", $name),
-                            &kat_records_seeded::<$v, _, $l, $mu, $et>(&mut backend),
-                        );
-                        check::<saber_kem::$alias>(
-                            &format!("{} (batch, RNG)", $name),
-                            &kat_records_rng::<$v, _, $l, $mu, $et>(&mut backend),
+                            &kat_records_seeded::<$v, _, $l, $mu, $et>(
+                                &mut backend,
+                                KeccakX4::new(),
+                            ),
                         );
                     }
                 };
@@ -298,6 +313,60 @@ macro_rules! batch_kats {
             one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
         }
     };
+}
+
+/// With the default backend: every record through each Keccak path this CPU runs, each
+/// constructed explicitly (the per-backend tests take the fastest one).
+mod keccak_path_kats {
+    use super::*;
+
+    macro_rules! one_set {
+        ($test:ident, $alias:ident, $v:ty, $l:literal, $mu:literal, $et:literal) => {
+            #[test]
+            fn $test() {
+                let mut backend = saber_kem::DefaultPolyMul::default();
+                for keccak in keccak_paths() {
+                    check::<saber_kem::$alias>(
+                        &format!("default (batch, seeded, Keccak {})", keccak.name()),
+                        &kat_records_seeded::<$v, _, $l, $mu, $et>(&mut backend, keccak),
+                    );
+                }
+            }
+        };
+    }
+
+    one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
+    one_set!(saber, Saber, Round3, 3, 8, 4);
+    one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
+    one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
+    one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
+    one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
+}
+
+/// Once (the draw order does not depend on the backend): every record through the RNG entry
+/// points, each record's DRBG serving its operation's draws.
+mod rng_draw_order {
+    use super::*;
+
+    macro_rules! one_set {
+        ($test:ident, $alias:ident, $v:ty, $l:literal, $mu:literal, $et:literal) => {
+            #[test]
+            fn $test() {
+                let mut backend = saber_kem::DefaultPolyMul::default();
+                check::<saber_kem::$alias>(
+                    "default (batch, RNG)",
+                    &kat_records_rng::<$v, _, $l, $mu, $et>(&mut backend),
+                );
+            }
+        };
+    }
+
+    one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
+    one_set!(saber, Saber, Round3, 3, 8, 4);
+    one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
+    one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
+    one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
+    one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
 }
 
 support::backends::for_each_backend!(batch_kats);
@@ -326,9 +395,12 @@ fn batch_equals_single<
     });
     let ms: [[u8; 32]; N] = core::array::from_fn(|i| take32(128 * i + 96));
     let mut backend = saber_kem::DefaultPolyMul::default();
-    let pairs = Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, &seeds);
+    let keccak = KeccakX4::new();
+    let pairs =
+        Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak, &seeds);
     let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
         &mut backend,
+        keccak,
         pairs.each_ref().map(|p| &p.1),
         &ms,
     );

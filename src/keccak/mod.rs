@@ -8,16 +8,24 @@
 //! `lanes[i][l]`, so one 256-bit register holds the same word of all four states and every step
 //! of the permutation is one vector instruction for the four of them.
 //!
-//! The permutation is written once (the `keccak_f1600!` macro below) and instantiated twice:
-//! - AVX2 (`x4_avx2`, x86 and x86_64): one `__m256i` per word, rotations as shift/shift/or. Picked
-//!   at run time when the CPU has AVX2 (CPUID once per process through `cpufeatures`), or always
-//!   when the target enables AVX2 at compile time. No AVX-512: its 64-bit rotate would save
-//!   instructions, but `docs/anchors.md` §6 measured AVX-512 code generation slowing Keccak on the
-//!   Zen 4 reference machine, so the vector path stays on AVX2.
+//! The permutation is written once (the `keccak_f1600!` macro below) and instantiated three
+//! times; [`KeccakX4::new`] picks the first one the CPU runs (CPUID once per process through
+//! `cpufeatures`):
+//! - AVX-512 (`x4_avx512`, x86 and x86_64, CPUs with AVX-512F and AVX-512VL): one `__m256i` per
+//!   word, rotations by `vprolq`, θ's parities and χ by `vpternlogq`, all 25 words in registers.
+//! - AVX2 (`x4_avx2`, x86 and x86_64): one `__m256i` per word, rotations as shift/shift/or, and
+//!   only 16 registers, so words go through the stack every round.
 //! - portable (`x4_portable`, every target): `[u64; 4]` words, which the compiler may map to
 //!   whatever vectors the target has (two SSE2 registers on baseline x86-64).
 //!
-//! Both are tested against the `sha3` and `shake` crates (unit tests below and `tests/batch.rs`).
+//! On the development machine (`BENCHMARKS.md`) one AVX-512 permutation of four states costs
+//! about a third of an AVX2 one. `docs/anchors.md` §6 measured AVX-512 code *generation*
+//! (`-C target-cpu=native`) slowing the *single* Keccak on a Zen 4 machine; explicit AVX-512
+//! instructions are a different matter, and the AVX2 path stays for CPUs without AVX-512.
+//!
+//! Every path is tested against the portable one and against the `sha3` and `shake` crates,
+//! each constructed explicitly ([`KeccakX4::avx512`], [`KeccakX4::avx2`]; unit tests below and
+//! `tests/batch.rs`, which also runs the KATs through each).
 //!
 //! # Sponges
 //!
@@ -33,6 +41,8 @@ mod x4_portable;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x4_avx2;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x4_avx512;
 
 /// Number of states processed together.
 pub const LANES: usize = 4;
@@ -73,21 +83,29 @@ const PREV: [usize; 5] = [4, 0, 1, 2, 3];
 
 /// The 24 rounds of Keccak-f\[1600\] on `$a: [W; 25]` (word `x + 5y` is lane (x, y)), for any
 /// word type `W` given its operations:
-/// - `$xor(a, b)` = a ⊕ b, `$andnot(a, b)` = ¬a ∧ b, `$constant(u64)` = the constant in every
-///   state, `$rol!(w, n)` = w rotated left by the literal `n` in (0, 64).
+/// - `$xor(a, b)` = a ⊕ b, `$xor3(a, b, c)` = a ⊕ b ⊕ c, `$chi(a, b, c)` = a ⊕ (¬b ∧ c),
+///   `$constant(u64)` = the constant in every state, `$rol!(w, n)` = w rotated left by the
+///   literal `n` in (0, 64).
+///
+/// The three-input operations are single instructions on AVX-512 (`vpternlogq`); elsewhere they
+/// are two.
 ///
 /// ρ and π are fused and written out with literal offsets (FIPS 202 §3.2.2–3.2.3: lane (x, y)
 /// moves to (y, 2x + 3y) rotated by its ρ offset), so that every rotation is by an immediate.
 macro_rules! keccak_f1600 {
-    ($a:ident, xor = $xor:ident, andnot = $andnot:ident, rol = $rol:ident, constant = $constant:ident) => {
+    (
+        $a:ident,
+        xor = $xor:ident,
+        xor3 = $xor3:ident,
+        chi = $chi:ident,
+        rol = $rol:ident,
+        constant = $constant:ident
+    ) => {
         for &rc in $crate::keccak::ROUND_CONSTANTS.iter() {
             // θ: every lane absorbs the parities of its two neighbouring columns.
             let mut c = [$a[0]; 5];
             for x in 0..5 {
-                c[x] = $xor(
-                    $xor($xor($a[x], $a[x + 5]), $xor($a[x + 10], $a[x + 15])),
-                    $a[x + 20],
-                );
+                c[x] = $xor3($xor3($a[x], $a[x + 5], $a[x + 10]), $a[x + 15], $a[x + 20]);
             }
             for x in 0..5 {
                 let d = $xor(
@@ -129,12 +147,10 @@ macro_rules! keccak_f1600 {
             // χ: the only non-linear step, row by row.
             for y in 0..5 {
                 for x in 0..5 {
-                    $a[x + 5 * y] = $xor(
+                    $a[x + 5 * y] = $chi(
                         b[x + 5 * y],
-                        $andnot(
-                            b[$crate::keccak::NEXT[x] + 5 * y],
-                            b[$crate::keccak::NEXT2[x] + 5 * y],
-                        ),
+                        b[$crate::keccak::NEXT[x] + 5 * y],
+                        b[$crate::keccak::NEXT2[x] + 5 * y],
                     );
                 }
             }
@@ -180,7 +196,8 @@ impl Default for StateX4 {
 
 impl Zeroize for StateX4 {
     fn zeroize(&mut self) {
-        self.lanes.zeroize();
+        // As a slice: one bulk fill (an array would take a volatile store per word).
+        self.lanes.as_flattened_mut().zeroize();
     }
 }
 
@@ -202,6 +219,8 @@ enum Path {
     Portable,
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Avx2(x4_avx2::Avx2Token),
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Avx512(x4_avx512::Avx512Token),
 }
 
 /// The four-way Keccak-f\[1600\] permutation, with the implementation chosen once.
@@ -211,14 +230,12 @@ pub struct KeccakX4 {
 }
 
 impl KeccakX4 {
-    /// The fastest implementation for this CPU: AVX2 when available (detected once per process),
-    /// otherwise the portable one.
+    /// The fastest implementation for this CPU: AVX-512, else AVX2 when available (detected
+    /// once per process), otherwise the portable one.
     pub fn new() -> Self {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if let Some(token) = x4_avx2::Avx2Token::detect() {
-            return Self {
-                path: Path::Avx2(token),
-            };
+        if let Some(keccak) = Self::avx512().or_else(Self::avx2) {
+            return keccak;
         }
         Self::portable()
     }
@@ -238,18 +255,28 @@ impl KeccakX4 {
         })
     }
 
+    /// The AVX-512 implementation (256-bit registers), if this CPU has AVX-512F and AVX-512VL.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    pub fn avx512() -> Option<Self> {
+        x4_avx512::Avx512Token::detect().map(|token| Self {
+            path: Path::Avx512(token),
+        })
+    }
+
     /// Whether this is a vector implementation (as opposed to the portable one), i.e. whether
     /// four lanes cost about as much as one.
     pub fn is_vectorised(&self) -> bool {
         !matches!(self.path, Path::Portable)
     }
 
-    /// `"avx2"` or `"portable"`.
+    /// `"avx512"`, `"avx2"` or `"portable"`.
     pub fn name(&self) -> &'static str {
         match self.path {
             Path::Portable => "portable",
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Path::Avx2(_) => "avx2",
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Path::Avx512(_) => "avx512",
         }
     }
 
@@ -260,6 +287,8 @@ impl KeccakX4 {
             Path::Portable => x4_portable::permute(&mut state.lanes),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Path::Avx2(token) => x4_avx2::permute(token, &mut state.lanes),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Path::Avx512(token) => x4_avx512::permute(token, &mut state.lanes),
         }
     }
 }
@@ -339,7 +368,7 @@ fn absorb(
             state.xor_word(lane, word, le_word(&last, word));
         }
     }
-    last.zeroize();
+    last.as_mut_slice().zeroize();
     keccak.permute(state);
 }
 
@@ -456,7 +485,8 @@ impl Shake128X4 {
 
 impl Drop for Shake128X4 {
     fn drop(&mut self) {
-        self.block.zeroize();
+        // As a slice: one bulk fill (an array would take a volatile store per byte).
+        self.block.as_flattened_mut().zeroize();
     }
 }
 
@@ -491,12 +521,40 @@ mod tests {
     }
 
     fn paths() -> impl Iterator<Item = KeccakX4> {
-        let mut all = [Some(KeccakX4::portable()), None];
+        let mut all = [Some(KeccakX4::portable()), None, None];
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         {
             all[1] = KeccakX4::avx2();
+            all[2] = KeccakX4::avx512();
         }
         all.into_iter().flatten()
+    }
+
+    /// Every path against the portable one on pseudo-random states, four different states per
+    /// call, chained over many permutations.
+    #[test]
+    fn vector_paths_match_the_portable_permutation() {
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        let mut start = StateX4::new();
+        for word in 0..25 {
+            for lane in 0..LANES {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                start.xor_word(lane, word, x);
+            }
+        }
+        let mut want = start.clone();
+        for _ in 0..50 {
+            KeccakX4::portable().permute(&mut want);
+        }
+        for keccak in paths() {
+            let mut got = start.clone();
+            for _ in 0..50 {
+                keccak.permute(&mut got);
+            }
+            assert_eq!(got.lanes, want.lanes, "{}", keccak.name());
+        }
     }
 
     #[test]

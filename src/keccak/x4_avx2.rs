@@ -1,9 +1,9 @@
 //! The AVX2 four-way permutation: one `__m256i` per word, holding that word of the four states.
 //!
-//! AVX2 has no 64-bit rotate (AVX-512's `vprolq` is deliberately not used, see the parent
-//! module), so a rotation is two shifts and an OR.
+//! AVX2 has no 64-bit rotate, so a rotation is two shifts and an OR (CPUs with AVX-512 take
+//! `x4_avx512`).
 //!
-//! **Safety.** This module and `polymul`'s AVX2 code are the only places with `unsafe`. The
+//! **Safety.** The
 //! AVX2 instructions run only inside [`permute_avx2`], a `#[target_feature(enable = "avx2")]`
 //! function that is reached only through [`permute`], which requires an [`Avx2Token`]; a token
 //! is only created by [`Avx2Token::detect`] after CPUID reported AVX2 (or when the target enables
@@ -50,11 +50,17 @@ unsafe fn xor(a: __m256i, b: __m256i) -> __m256i {
     unsafe { _mm256_xor_si256(a, b) }
 }
 
-/// ¬a ∧ b.
 #[inline(always)]
-unsafe fn andnot(a: __m256i, b: __m256i) -> __m256i {
+unsafe fn xor3(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
     // SAFETY: AVX2 is present (caller contract).
-    unsafe { _mm256_andnot_si256(a, b) }
+    unsafe { xor(xor(a, b), c) }
+}
+
+/// a ⊕ (¬b ∧ c).
+#[inline(always)]
+unsafe fn chi(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { xor(a, _mm256_andnot_si256(b, c)) }
 }
 
 #[inline(always)]
@@ -89,7 +95,8 @@ unsafe fn permute_avx2(state: &mut [[u64; LANES]; 25]) {
         super::keccak_f1600!(
             a,
             xor = xor,
-            andnot = andnot,
+            xor3 = xor3,
+            chi = chi,
             rol = rol,
             constant = constant
         );

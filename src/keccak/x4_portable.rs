@@ -11,8 +11,19 @@ fn xor(a: Word, b: Word) -> Word {
 }
 
 #[inline(always)]
-fn andnot(a: Word, b: Word) -> Word {
-    [!a[0] & b[0], !a[1] & b[1], !a[2] & b[2], !a[3] & b[3]]
+fn xor3(a: Word, b: Word, c: Word) -> Word {
+    xor(xor(a, b), c)
+}
+
+/// a ⊕ (¬b ∧ c).
+#[inline(always)]
+fn chi(a: Word, b: Word, c: Word) -> Word {
+    [
+        a[0] ^ (!b[0] & c[0]),
+        a[1] ^ (!b[1] & c[1]),
+        a[2] ^ (!b[2] & c[2]),
+        a[3] ^ (!b[3] & c[3]),
+    ]
 }
 
 #[inline(always)]
@@ -37,7 +48,8 @@ pub(super) fn permute(state: &mut [Word; 25]) {
     super::keccak_f1600!(
         a,
         xor = xor,
-        andnot = andnot,
+        xor3 = xor3,
+        chi = chi,
         rol = rol,
         constant = constant
     );

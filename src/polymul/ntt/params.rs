@@ -99,7 +99,7 @@ const fn qinv() -> i32 {
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants
 const fn primitive_root(layers: usize) -> u64 {
     let order = 1u64 << (layers + 1);
-    assert!((Q as u64 - 1) % order == 0);
+    assert!((Q as u64 - 1).is_multiple_of(order));
     let root = pow_mod(GENERATOR, (Q as u64 - 1) / order);
     // Order exactly 2^(layers+1): its 2^layers-th power is −1.
     assert!(pow_mod(root, order >> 1) == Q as u64 - 1);
