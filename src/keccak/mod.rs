@@ -198,7 +198,8 @@ impl Default for StateX4 {
 
 impl Zeroize for StateX4 {
     fn zeroize(&mut self) {
-        self.lanes.zeroize();
+        // As a slice: one bulk fill (an array would take a volatile store per word).
+        self.lanes.as_flattened_mut().zeroize();
     }
 }
 
@@ -369,7 +370,7 @@ fn absorb(
             state.xor_word(lane, word, le_word(&last, word));
         }
     }
-    last.zeroize();
+    last.as_mut_slice().zeroize();
     keccak.permute(state);
 }
 
@@ -486,7 +487,8 @@ impl Shake128X4 {
 
 impl Drop for Shake128X4 {
     fn drop(&mut self) {
-        self.block.zeroize();
+        // As a slice: one bulk fill (an array would take a volatile store per byte).
+        self.block.as_flattened_mut().zeroize();
     }
 }
 
