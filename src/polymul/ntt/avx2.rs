@@ -8,12 +8,12 @@
 //! is one block mod x^4 ∓ ζ). `mul_acc` fuses the second pass with the base multiplication, so
 //! `â` is never stored.
 //!
-//! **Safety.** This is the only module of the crate with `unsafe` code. Every function that
-//! executes AVX2 instructions is an `unsafe fn` that may only run on a CPU with AVX2; the safe
-//! entry points take an [`Avx2Token`], which can only be obtained from [`Avx2Token::detect`]
-//! (run-time CPUID through `cpufeatures`, cached) or when the target enables AVX2 at compile
-//! time. Memory is read and written only through `loadu`/`storeu` on pointers taken from
-//! slices whose length was checked by indexing just before.
+//! **Safety.** Every function that executes AVX2 instructions is an `unsafe fn` that may only
+//! run on a CPU with AVX2; the safe entry points take an [`Avx2Token`], which can only be
+//! obtained from [`Avx2Token::detect`] (run-time CPUID through `cpufeatures`, cached) or when the
+//! target enables AVX2 at compile time. Memory is read and written only through
+//! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
+//! before.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -50,9 +50,9 @@ type P6 = Layers6;
 /// Twiddle `ζ` and its companion `ζ·q'^(−1) mod 2^32`, which saves one multiplication per
 /// Montgomery product (the low word of a·ζ·q'^(−1) is computed directly).
 #[derive(Clone, Copy)]
-struct Twiddle {
-    zeta: i32,
-    zeta_qinv: i32,
+pub(super) struct Twiddle {
+    pub(super) zeta: i32,
+    pub(super) zeta_qinv: i32,
 }
 
 /// `scalar::mont_mul` for constants, centred like every twiddle (|result| <= (q' − 1)/2).
@@ -130,16 +130,16 @@ const fn block_zeta_table() -> [HalfTwiddles; 32] {
     out
 }
 
-const FWD: [Twiddle; 64] = twiddle_table(&P6::ZETAS);
-const INV: [Twiddle; 64] = twiddle_table(&P6::ZETAS_INV);
+pub(super) const FWD: [Twiddle; 64] = twiddle_table(&P6::ZETAS);
+pub(super) const INV: [Twiddle; 64] = twiddle_table(&P6::ZETAS_INV);
 const FWD_LAST: [HalfTwiddles; 16] = last_layer_table(&P6::ZETAS);
 const INV_LAST: [HalfTwiddles; 16] = last_layer_table(&P6::ZETAS_INV);
 const BLOCK_ZETAS: [HalfTwiddles; 32] = block_zeta_table();
-const FINAL: Twiddle = twiddle(P6::FINAL_SCALE);
+pub(super) const FINAL: Twiddle = twiddle(P6::FINAL_SCALE);
 /// ζ_1^(−1)·F: the first twiddle of the inverse fused with the final scale (Montgomery product
 /// of the two, computed at compile time).
-const INV_1_SCALED: Twiddle = twiddle(mont_mul_const(P6::ZETAS_INV[1], P6::FINAL_SCALE));
-const ONE: Twiddle = twiddle(ONE_MONT);
+pub(super) const INV_1_SCALED: Twiddle = twiddle(mont_mul_const(P6::ZETAS_INV[1], P6::FINAL_SCALE));
+pub(super) const ONE: Twiddle = twiddle(ONE_MONT);
 
 // ---------------------------------------------------------------------------------------------
 // Lane arithmetic. These helpers are `unsafe fn`s: they execute AVX2 instructions, so they may
@@ -423,12 +423,11 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut [i32; 4 * N]) {
                 let b = canonical_small(mont_mul(x, one.0, one.1));
                 let (bz, bzq) = load_half(&BLOCK_ZETAS[slot]);
                 let zb = canonical_small(mont_mul(b, bz, bzq));
-                let base = prepared_index::<P6>(2 * slot, 0, 0);
-                let dst = &mut out[base..base + 32];
-                store_i32(&mut dst[0..], b);
-                store_i32(&mut dst[8..], _mm256_alignr_epi8::<12>(b, zb));
-                store_i32(&mut dst[16..], _mm256_alignr_epi8::<8>(b, zb));
-                store_i32(&mut dst[24..], _mm256_alignr_epi8::<4>(b, zb));
+                let column = |i| prepared_index::<P6>(2 * slot, i, 0);
+                store_i32(&mut out[column(0)..], b);
+                store_i32(&mut out[column(1)..], _mm256_alignr_epi8::<12>(b, zb));
+                store_i32(&mut out[column(2)..], _mm256_alignr_epi8::<8>(b, zb));
+                store_i32(&mut out[column(3)..], _mm256_alignr_epi8::<4>(b, zb));
             }
         }
         // Wipe the secret's transform from the stack.
@@ -457,12 +456,15 @@ unsafe fn load_public_pass_1(a: &Poly, t: &mut [__m256i; 32]) {
 /// `acc += â ∘ ŝ` for the two blocks of NTT-domain register `slot` (â in `x`).
 #[inline(always)]
 unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize, x: __m256i) {
-    let cols = &prepared[32 * slot..32 * slot + 32];
-    let sums = &mut acc[8 * slot..8 * slot + 8];
+    // The register's eight positions are one half of a 16-position accumulator group (eight
+    // even sums, then eight odd ones) and of a 4-block prepared group (column i of four blocks).
+    let half = slot & 1;
+    let cols = &prepared[64 * (slot >> 1) + 8 * half..][..56];
+    let sums = &mut acc[16 * (slot >> 1) + 4 * half..][..12];
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
         let mut even = load_i64(&sums[0..]);
-        let mut odd = load_i64(&sums[4..]);
+        let mut odd = load_i64(&sums[8..]);
         // Row k of a block: Σ_i a_i · column_i[k]; a_i broadcast within each block (128 bits).
         let a_i = [
             _mm256_shuffle_epi32::<0x00>(x),
@@ -471,12 +473,12 @@ unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize,
             _mm256_shuffle_epi32::<0xFF>(x),
         ];
         for (i, &ai) in a_i.iter().enumerate() {
-            let col = load_i32(&cols[8 * i..]);
+            let col = load_i32(&cols[16 * i..]);
             even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, col));
             odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_lanes(col)));
         }
         store_i64(&mut sums[0..], even);
-        store_i64(&mut sums[4..], odd);
+        store_i64(&mut sums[8..], odd);
     }
 }
 
@@ -530,10 +532,11 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
         let mut t = [_mm256_setzero_si256(); 32];
         for c in 0..4 {
             let mut w: [__m256i; 8] = core::array::from_fn(|h| {
-                let sums = &acc[8 * (8 * c + h)..][..8];
+                // Slot 8c + h: half h & 1 of accumulator group 4c + h / 2 (see `basemul_slot`).
+                let sums = &acc[16 * (4 * c + (h >> 1)) + 4 * (h & 1)..][..12];
                 join_high(
                     reduce64(load_i64(&sums[0..])),
-                    reduce64(load_i64(&sums[4..])),
+                    reduce64(load_i64(&sums[8..])),
                 )
             });
             inverse_layers_6_to_4(&mut w, c);
