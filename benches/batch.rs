@@ -332,10 +332,10 @@ mod ratios {
     {
         type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
         let name = <Kem<V, L, MU, ET> as ParameterSet>::NAME;
-        if let Ok(sets) = std::env::var("BATCH_SETS") {
-            if !sets.split(',').any(|s| s == name) {
-                return;
-            }
+        if let Ok(sets) = std::env::var("BATCH_SETS")
+            && !sets.split(',').any(|s| s == name)
+        {
+            return;
         }
         let rng = &mut BenchRng(1);
         let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, rng);
