@@ -260,11 +260,9 @@ impl PolyMul for NttAvx2 {
     type Accumulator = NttAccumulator;
 
     fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
-        let mut out = NttPrepared {
-            columns: [0; 4 * N],
-        };
-        avx2::prepare(self.token, s, &mut out.columns);
-        out
+        NttPrepared {
+            columns: avx2::prepare(self.token, s),
+        }
     }
 
     fn accumulator(&mut self) -> NttAccumulator {
