@@ -136,6 +136,9 @@ use params::{LayerCount, Layers6};
 /// A secret in the NTT domain: for each of the 64 blocks mod x^4 ∓ ζ, its 4×4 base-multiplication
 /// matrix (the ζ-multiples precomputed). 4 KiB. Wiped by the caller (the [`PolyMul`] contract).
 #[derive(Clone)]
+// Cache-line aligned on x86: a 64-byte AVX-512 access to an unaligned address splits across
+// two lines (the AVX2 path's 32-byte ones, every other time).
+#[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttPrepared {
     columns: [i32; 4 * N],
 }
@@ -157,6 +160,9 @@ impl core::fmt::Debug for NttPrepared {
 /// A sum of up to four products in the NTT domain: unreduced `i64` base-product sums, 2 KiB.
 /// Wiped by the caller.
 #[derive(Clone)]
+// Cache-line aligned on x86: a 64-byte AVX-512 access to an unaligned address splits across
+// two lines (the AVX2 path's 32-byte ones, every other time).
+#[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttAccumulator {
     sums: [i64; N],
 }
@@ -181,6 +187,9 @@ impl NttAccumulator {
 /// keys ([`PolyMulPublic`]): its forward transform, 1 KiB. With it a product is only the base
 /// multiplication.
 #[derive(Clone)]
+// Cache-line aligned on x86: a 64-byte AVX-512 access to an unaligned address splits across
+// two lines (the AVX2 path's 32-byte ones, every other time).
+#[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttPublic {
     coeffs: [i32; N],
 }
