@@ -106,17 +106,19 @@
 //! The AVX-512 path holds the whole polynomial in sixteen registers (layers 1–4 pair registers,
 //! layers 5–6 rearrange register pairs; fully unrolled, no stack traffic). `cargo bench --bench
 //! ntt -- --warm-up-time 1 --measurement-time 3 ntt-avx`, same machine, load average ~3–4 on
-//! the 2 vCPUs (means inflated; compare within the run): L = 3 product 7.55 µs against 11.0 µs
+//! the 2 vCPUs (means inflated; compare within the run; before the alignment below): L = 3
+//! product 7.55 µs against 11.0 µs
 //! for the AVX2 path (1.46×); steps 0.47 / 0.45 / 0.36 µs against 0.65 / 0.66 / 0.59 µs. In
-//! `peer-bench` (interleaved rows, minimum of six runs) the multiplication's share of a Saber
-//! keygen falls from 5.8 to 3.7 µs (keygen 21.5 → 19.4 µs, decapsulation 27.1 → 23.9 µs). Not
-//! 2×: both kernels are bound by vector-port throughput, about ten instructions per Montgomery
-//! product of a register, and 512-bit operations issue on two ports where 256-bit ones use
-//! three. Both SIMD `prepare`s make the secret's transform canonical by compares and masked
-//! ±2q', ±q' instead of a Montgomery multiplication, and write their 4 KiB output without
-//! zero-filling it first. `peer-bench/` measures whole KEM operations against pqcrypto-saber and
-//! the Keccak floor (with [`NttPublic`] in expanded keys, Saber encapsulation takes 10.5 µs
-//! against 24.3 µs with plain keys).
+//! `peer-bench` (BENCHMARKS.md) the multiplication's share of a Saber keygen falls from 5.5 to
+//! 3.5 µs (keygen 21.2 → 19.2 µs, decapsulation 27.1 → 23.4 µs). Not 2×: both kernels are
+//! bound by vector-port throughput, about ten instructions per Montgomery product of a register,
+//! and 512-bit operations issue on two ports where 256-bit ones use three. Both SIMD `prepare`s
+//! make the secret's transform canonical by compares and masked ±2q', ±q' instead of a
+//! Montgomery multiplication, and write their 4 KiB output without zero-filling it first; on x86
+//! the three NTT-domain types are cache-line aligned, so that no 64-byte access splits across
+//! two lines. `peer-bench/` measures whole KEM operations against pqcrypto-saber and the Keccak
+//! floor (with [`NttPublic`] in expanded keys, Saber encapsulation takes 10.0 µs against 23.9 µs
+//! with plain keys).
 
 use zeroize::Zeroize;
 
