@@ -1,6 +1,7 @@
-//! NTT-specific benchmarks: the three steps (prepare, mul_acc, finish) of the scalar and AVX2
-//! paths, and the L×L matrix-vector product for 5- to 8-layer scalar kernels (the measurement
-//! behind the choice of six layers). All backends side by side: `benches/polymul.rs`.
+//! NTT-specific benchmarks: the three steps (prepare, mul_acc, finish) of the scalar, AVX2 and
+//! AVX-512 paths, the L = 3 matrix-vector product of the SIMD paths, and the same product for
+//! 5- to 8-layer scalar kernels (the measurement behind the choice of six layers). All backends
+//! side by side: `benches/polymul.rs`.
 //!
 //! `cargo bench --bench ntt -- --warm-up-time 1 --measurement-time 3`
 
@@ -11,7 +12,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 use saber_kem::poly::{N, Poly, SecretPoly};
-use saber_kem::polymul::{NttAvx2, NttScalar, PolyMul, ntt::NttScalarLayers};
+use saber_kem::polymul::ntt::{NttAvx512, NttScalarLayers};
+use saber_kem::polymul::{NttAvx2, NttScalar, PolyMul};
 
 /// Deterministic pseudo-random inputs (xorshift; quality is irrelevant here).
 struct Inputs(u64);
@@ -69,7 +71,8 @@ fn bench_matrix_vector<B: PolyMul, const L: usize>(c: &mut Criterion, name: &str
     );
 }
 
-/// The three steps of the AVX2 and scalar paths on their own.
+/// The three steps of the scalar, AVX2 and AVX-512 paths on their own (and, for the SIMD paths,
+/// the L = 3 matrix-vector product).
 fn bench_steps<B: PolyMul>(c: &mut Criterion, name: &str, mut backend: B) {
     let mut inputs = Inputs(7);
     let (a, s) = (inputs.poly(), inputs.secret());
@@ -94,8 +97,18 @@ fn bench_steps<B: PolyMul>(c: &mut Criterion, name: &str, mut backend: B) {
 fn steps(c: &mut Criterion) {
     bench_steps(c, "ntt-scalar", NttScalar);
     match NttAvx2::new() {
-        Some(avx2) => bench_steps(c, "ntt-avx2", avx2),
+        Some(avx2) => {
+            bench_steps(c, "ntt-avx2", avx2);
+            bench_matrix_vector::<_, 3>(c, "ntt-avx2", avx2);
+        }
         None => eprintln!("skipped: ntt-avx2 steps (CPU without AVX2)"),
+    }
+    match NttAvx512::new() {
+        Some(avx512) => {
+            bench_steps(c, "ntt-avx512", avx512);
+            bench_matrix_vector::<_, 3>(c, "ntt-avx512", avx512);
+        }
+        None => eprintln!("skipped: ntt-avx512 steps (CPU without AVX-512)"),
     }
 }
 

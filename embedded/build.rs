@@ -29,14 +29,14 @@ fn main() {
 }
 
 /// The software backends of `tests/support/backends.rs`: the first string of each
-/// `$callback!(ident, "name", …)` entry, without x86 SIMD (`avx2`) and host models of hardware
+/// `$callback!(ident, "name", …)` entry, without x86 SIMD (`avx2`, `avx512`) and host models of hardware
 /// (`esp32`), which do not apply to these cores.
 fn software_backends() -> String {
     let list = fs::read_to_string("../tests/support/backends.rs").unwrap_or_default();
     list.split("$callback!(")
         .skip(1)
         .filter_map(|entry| entry.split('"').nth(1))
-        .filter(|name| !name.contains("avx2") && !name.contains("esp32"))
+        .filter(|name| !name.contains("avx") && !name.contains("esp32"))
         .collect::<Vec<_>>()
         .join(",")
 }

@@ -15,9 +15,10 @@
 //!   splits x^256 + 1 into 64 blocks x^4 ∓ ζ. Signed Montgomery arithmetic with R = 2^32 on `i32`
 //!   values and `i64` products: no division, no branch, no table lookup at a data-dependent
 //!   index.
-//! - **Prepared secret** ([`NttPrepared`], 4 KiB): the NTT of `s` as four 4×4 matrices per block
-//!   pair, column i of block x^4 − ζ being (b_0..b_3 shifted down by i, with the wrapped entries
-//!   multiplied by ζ once here), so every base multiplication row is a plain dot product.
+//! - **Prepared secret** ([`NttPrepared`], 4 KiB): the NTT of `s` as one 4×4 matrix per block,
+//!   column i of block x^4 − ζ being (b_0..b_3 shifted down by i, with the wrapped entries
+//!   multiplied by ζ once here), so every base multiplication row is a plain dot product; stored
+//!   by groups of four blocks (column i of the four side by side: one AVX-512 register).
 //! - **Accumulator** ([`NttAccumulator`], 2 KiB): the `i64` sums of the base products of up to
 //!   four `mul_acc` calls, not reduced at all; `finish` does one Montgomery reduction per
 //!   coefficient, one inverse NTT and the canonical centred reduction.
@@ -44,6 +45,9 @@
 //! 3. **Forward NTT, no intermediate reduction.** Each layer adds at most the product bound
 //!    of (2) to the magnitude; with |a| < 3.1·q' throughout, that is <= 0.5151·q' per layer. From
 //!    |a_i| <= 4096 (or 5), six layers give |â| <= 4096 + 6·0.5151·q' < 3.1·q' < 2^27.
+//!    `prepare` then makes the secret's outputs canonical: one Montgomery multiplication by
+//!    2^32 (|r| <= 0.5151·q' by (2)) and one conditional ±q' in the scalar and AVX2
+//!    code; in the AVX-512 code ±2q' beyond ±(3q' − 1)/2, then ±q' (exact for |x| <= 3.5·q').
 //! 4. **Base multiplication, lazily accumulated in `i64`.** Prepared entries are canonical
 //!    (|b| <= (q' − 1)/2). One output coefficient of one product is a 4-term dot product, so L = 4
 //!    accumulated products sum 16 terms: |Σ| <= 16 · 3.1·q' · q'/2 = 24.8·q'^2 < 4.4·10^16 < 2^56,
@@ -67,11 +71,15 @@
 //!
 //! [`NttScalar`] is portable Rust for every target (32-bit ones use `i64` products as
 //! `mul`/`mulh` pairs). [`NttAvx2`] runs the same arithmetic eight lanes wide on x86/x86_64
-//! with AVX2 and produces the same accumulators, prepared secrets and outputs bit for bit
-//! (`NttAvx2::new()` is `None` without AVX2, and always on other architectures). [`Ntt`]
-//! detects AVX2 once at construction (CPUID through `cpufeatures`, cached process-wide) and keeps
-//! the token; when the target enables AVX2 at compile time it uses the AVX2 path
-//! unconditionally. All three share [`NttPrepared`] and [`NttAccumulator`].
+//! with AVX2, [`NttAvx512`] sixteen lanes wide with AVX-512 F and BW (the whole polynomial in
+//! registers); both produce the same accumulators, prepared secrets and outputs bit for bit
+//! (`new()` is `None` without the instructions, and always on other architectures). [`Ntt`]
+//! detects the features once at construction (CPUID and the OS's register support through
+//! `cpufeatures`, cached process-wide), keeps the widest path's token and dispatches on it
+//! (AVX-512, else AVX2, else scalar). All four share [`NttPrepared`], [`NttAccumulator`] and
+//! [`NttPublic`]. Valgrind's CPU model has no AVX-512, so the constant-time test
+//! (`tests/ct_valgrind.rs`) runs the AVX2 path; the AVX-512 kernels have the same structure
+//! (no branch, no data-dependent index: fixed registers, constant offsets).
 //!
 //! # Measurements (which prime, how many layers)
 //!
@@ -93,10 +101,24 @@
 //! cross-lane shuffles; 7 or 8 layers would add in-lane shuffle layers for fewer base products.
 //! Same product with the AVX2 path: 5.2 µs, 78 k instructions (about 5× faster than the
 //! scalar code); per step about 0.45 µs `prepare`, 0.35 µs `mul_acc`, 0.33 µs `finish`
-//! (Toom-Cook on the same machine: 9.4 µs). `cargo bench --bench ntt` reproduces these and
-//! compares every backend of the list; `peer-bench/` measures whole KEM operations against
-//! pqcrypto-saber and the Keccak floor (with [`NttPublic`] in expanded keys, Saber encapsulation
-//! takes 18 µs against 38 µs with plain keys).
+//! (Toom-Cook on the same machine: 9.4 µs).
+//!
+//! The AVX-512 path holds the whole polynomial in sixteen registers (layers 1–4 pair registers,
+//! layers 5–6 rearrange register pairs; fully unrolled, no stack traffic). `cargo bench --bench
+//! ntt -- --warm-up-time 1 --measurement-time 3 ntt-avx`, same machine, load average ~3–4 on
+//! the 2 vCPUs (means inflated; compare within the run; before the alignment below): L = 3
+//! product 7.55 µs against 11.0 µs
+//! for the AVX2 path (1.46×); steps 0.47 / 0.45 / 0.36 µs against 0.65 / 0.66 / 0.59 µs. In
+//! `peer-bench` (BENCHMARKS.md) the multiplication's share of a Saber keygen falls from 5.5 to
+//! 3.5 µs (keygen 21.2 → 19.2 µs, decapsulation 27.1 → 23.4 µs). Not 2×: both kernels are
+//! bound by vector-port throughput, about ten instructions per Montgomery product of a register,
+//! and 512-bit operations issue on two ports where 256-bit ones use three. Both SIMD `prepare`s
+//! make the secret's transform canonical by compares and masked ±2q', ±q' instead of a
+//! Montgomery multiplication, and write their 4 KiB output without zero-filling it first; on x86
+//! the three NTT-domain types are cache-line aligned, so that no 64-byte access splits across
+//! two lines. `peer-bench/` measures whole KEM operations against pqcrypto-saber and the Keccak
+//! floor (with [`NttPublic`] in expanded keys, Saber encapsulation takes 10.0 µs against 23.9 µs
+//! with plain keys).
 
 use zeroize::Zeroize;
 
@@ -108,12 +130,17 @@ mod scalar;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod avx512;
 
 use params::{LayerCount, Layers6};
 
 /// A secret in the NTT domain: for each of the 64 blocks mod x^4 ∓ ζ, its 4×4 base-multiplication
 /// matrix (the ζ-multiples precomputed). 4 KiB. Wiped by the caller (the [`PolyMul`] contract).
 #[derive(Clone)]
+// Cache-line aligned on x86: a 64-byte AVX-512 access to an unaligned address splits across
+// two lines (the AVX2 path's 32-byte ones, every other time).
+#[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttPrepared {
     columns: [i32; 4 * N],
 }
@@ -135,6 +162,9 @@ impl core::fmt::Debug for NttPrepared {
 /// A sum of up to four products in the NTT domain: unreduced `i64` base-product sums, 2 KiB.
 /// Wiped by the caller.
 #[derive(Clone)]
+// Cache-line aligned on x86: a 64-byte AVX-512 access to an unaligned address splits across
+// two lines (the AVX2 path's 32-byte ones, every other time).
+#[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttAccumulator {
     sums: [i64; N],
 }
@@ -159,6 +189,9 @@ impl NttAccumulator {
 /// keys ([`PolyMulPublic`]): its forward transform, 1 KiB. With it a product is only the base
 /// multiplication.
 #[derive(Clone)]
+// Cache-line aligned on x86: a 64-byte AVX-512 access to an unaligned address splits across
+// two lines (the AVX2 path's 32-byte ones, every other time).
+#[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttPublic {
     coeffs: [i32; N],
 }
@@ -250,11 +283,9 @@ impl PolyMul for NttAvx2 {
     type Accumulator = NttAccumulator;
 
     fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
-        let mut out = NttPrepared {
-            columns: [0; 4 * N],
-        };
-        avx2::prepare(self.token, s, &mut out.columns);
-        out
+        NttPrepared {
+            columns: avx2::prepare(self.token, s),
+        }
     }
 
     fn accumulator(&mut self) -> NttAccumulator {
@@ -328,63 +359,145 @@ impl PolyMulPublic for NttAvx2 {
     }
 }
 
-cfg_if::cfg_if! {
-    if #[cfg(all(any(target_arch = "x86", target_arch = "x86_64"), target_feature = "avx2"))] {
-        /// The NTT backend with the best path for this CPU: here the target enables AVX2 at
-        /// compile time, so always [`NttAvx2`].
-        #[derive(Clone, Copy, Debug)]
-        pub struct Ntt {
-            avx2: NttAvx2,
-        }
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+type Avx512Proof = avx512::Avx512Token;
 
-        impl Ntt {
-            /// The backend (no run-time detection needed on this target).
-            pub fn new() -> Self {
-                match NttAvx2::new() {
-                    Some(avx2) => Self { avx2 },
-                    None => unreachable!("the target enables AVX2 at compile time"),
-                }
-            }
+/// Uninhabited: AVX-512 never exists off x86.
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+#[derive(Clone, Copy, Debug)]
+enum Avx512Proof {}
 
-            fn path(&self) -> Option<NttAvx2> {
-                Some(self.avx2)
-            }
-        }
-    } else if #[cfg(any(target_arch = "x86", target_arch = "x86_64"))] {
-        /// The NTT backend with the best path for this CPU: [`NttAvx2`] when CPUID reports AVX2
-        /// (detected once, at construction), [`NttScalar`] otherwise.
-        #[derive(Clone, Copy, Debug)]
-        pub struct Ntt {
-            avx2: Option<NttAvx2>,
-        }
+/// The AVX-512 NTT backend (F and BW): same results as [`NttScalar`], bit for bit, sixteen lanes
+/// per register. Only constructible on a CPU (and OS) with AVX-512 F and BW.
+#[derive(Clone, Copy, Debug)]
+pub struct NttAvx512 {
+    token: Avx512Proof,
+}
 
-        impl Ntt {
-            /// Detects the CPU's features and picks the path.
-            pub fn new() -> Self {
-                Self { avx2: NttAvx2::new() }
-            }
-
-            fn path(&self) -> Option<NttAvx2> {
-                self.avx2
-            }
-        }
-    } else {
-        /// The NTT backend with the best path for this CPU: on this architecture, [`NttScalar`].
-        #[derive(Clone, Copy, Debug)]
-        pub struct Ntt {
-            _private: (),
-        }
-
-        impl Ntt {
-            /// The backend.
-            pub fn new() -> Self {
-                Self { _private: () }
-            }
-
-            fn path(&self) -> Option<NttAvx2> {
+impl NttAvx512 {
+    /// The AVX-512 backend, or `None` when the CPU, the OS or the architecture lacks AVX-512 F
+    /// and BW.
+    pub fn new() -> Option<Self> {
+        cfg_if::cfg_if! {
+            if #[cfg(any(target_arch = "x86", target_arch = "x86_64"))] {
+                avx512::Avx512Token::detect().map(|token| Self { token })
+            } else {
                 None
             }
         }
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl PolyMul for NttAvx512 {
+    type Prepared = NttPrepared;
+    type Accumulator = NttAccumulator;
+
+    fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
+        NttPrepared {
+            columns: avx512::prepare(self.token, s),
+        }
+    }
+
+    fn accumulator(&mut self) -> NttAccumulator {
+        NttAccumulator::ZERO
+    }
+
+    fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
+        avx512::mul_acc(self.token, &mut acc.sums, a, &s.columns);
+    }
+
+    fn finish(&mut self, acc: &NttAccumulator) -> Poly {
+        avx512::finish(self.token, &acc.sums)
+    }
+
+    fn name(&self) -> &'static str {
+        "ntt-avx512"
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl PolyMulPublic for NttAvx512 {
+    type PreparedPublic = NttPublic;
+
+    fn prepare_public(&mut self, a: &Poly) -> NttPublic {
+        let mut out = NttPublic { coeffs: [0; N] };
+        avx512::public_to_domain(self.token, a, &mut out.coeffs);
+        out
+    }
+
+    fn mul_acc_prepared(&mut self, acc: &mut NttAccumulator, a: &NttPublic, s: &NttPrepared) {
+        avx512::basemul_acc(self.token, &mut acc.sums, &a.coeffs, &s.columns);
+    }
+}
+
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+impl PolyMul for NttAvx512 {
+    type Prepared = NttPrepared;
+    type Accumulator = NttAccumulator;
+
+    fn prepare(&mut self, _: &SecretPoly) -> NttPrepared {
+        match self.token {}
+    }
+
+    fn accumulator(&mut self) -> NttAccumulator {
+        match self.token {}
+    }
+
+    fn mul_acc(&mut self, _: &mut NttAccumulator, _: &Poly, _: &NttPrepared) {
+        match self.token {}
+    }
+
+    fn finish(&mut self, _: &NttAccumulator) -> Poly {
+        match self.token {}
+    }
+
+    fn name(&self) -> &'static str {
+        match self.token {}
+    }
+}
+
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+impl PolyMulPublic for NttAvx512 {
+    type PreparedPublic = NttPublic;
+
+    fn prepare_public(&mut self, _: &Poly) -> NttPublic {
+        match self.token {}
+    }
+
+    fn mul_acc_prepared(&mut self, _: &mut NttAccumulator, _: &NttPublic, _: &NttPrepared) {
+        match self.token {}
+    }
+}
+
+/// The path [`Ntt`] picked at construction.
+#[derive(Clone, Copy, Debug)]
+enum NttPath {
+    Avx512(NttAvx512),
+    Avx2(NttAvx2),
+    Scalar,
+}
+
+/// The NTT backend with the best path for this CPU: [`NttAvx512`] when CPUID reports AVX-512 F
+/// and BW (and the OS saves the registers), else [`NttAvx2`] when it reports AVX2 (a constant
+/// when the target enables AVX2 at compile time), else [`NttScalar`]. Detected once, at
+/// construction.
+#[derive(Clone, Copy, Debug)]
+pub struct Ntt {
+    path: NttPath,
+}
+
+impl Ntt {
+    /// Detects the CPU's features and picks the path.
+    pub fn new() -> Self {
+        let path = if let Some(avx512) = NttAvx512::new() {
+            NttPath::Avx512(avx512)
+        } else if let Some(avx2) = NttAvx2::new() {
+            NttPath::Avx2(avx2)
+        } else {
+            NttPath::Scalar
+        };
+        Self { path }
     }
 }
 
@@ -394,15 +507,26 @@ impl Default for Ntt {
     }
 }
 
+/// Runs `$call` on the backend of `$ntt`'s path (one definition of the dispatch).
+macro_rules! dispatch {
+    ($ntt:expr, |$backend:ident| $call:expr) => {
+        match $ntt.path {
+            NttPath::Avx512(mut $backend) => $call,
+            NttPath::Avx2(mut $backend) => $call,
+            NttPath::Scalar => {
+                let mut $backend = NttScalar;
+                $call
+            }
+        }
+    };
+}
+
 impl PolyMul for Ntt {
     type Prepared = NttPrepared;
     type Accumulator = NttAccumulator;
 
     fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
-        match self.path() {
-            Some(mut avx2) => avx2.prepare(s),
-            None => NttScalar.prepare(s),
-        }
+        dispatch!(self, |backend| backend.prepare(s))
     }
 
     fn accumulator(&mut self) -> NttAccumulator {
@@ -410,23 +534,18 @@ impl PolyMul for Ntt {
     }
 
     fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
-        match self.path() {
-            Some(mut avx2) => avx2.mul_acc(acc, a, s),
-            None => NttScalar.mul_acc(acc, a, s),
-        }
+        dispatch!(self, |backend| backend.mul_acc(acc, a, s))
     }
 
     fn finish(&mut self, acc: &NttAccumulator) -> Poly {
-        match self.path() {
-            Some(mut avx2) => avx2.finish(acc),
-            None => NttScalar.finish(acc),
-        }
+        dispatch!(self, |backend| backend.finish(acc))
     }
 
     fn name(&self) -> &'static str {
-        match self.path() {
-            Some(_) => "ntt-avx2",
-            None => "ntt-scalar",
+        match self.path {
+            NttPath::Avx512(backend) => backend.name(),
+            NttPath::Avx2(backend) => backend.name(),
+            NttPath::Scalar => NttScalar.name(),
         }
     }
 }
@@ -435,17 +554,11 @@ impl PolyMulPublic for Ntt {
     type PreparedPublic = NttPublic;
 
     fn prepare_public(&mut self, a: &Poly) -> NttPublic {
-        match self.path() {
-            Some(mut avx2) => avx2.prepare_public(a),
-            None => NttScalar.prepare_public(a),
-        }
+        dispatch!(self, |backend| backend.prepare_public(a))
     }
 
     fn mul_acc_prepared(&mut self, acc: &mut NttAccumulator, a: &NttPublic, s: &NttPrepared) {
-        match self.path() {
-            Some(mut avx2) => avx2.mul_acc_prepared(acc, a, s),
-            None => NttScalar.mul_acc_prepared(acc, a, s),
-        }
+        dispatch!(self, |backend| backend.mul_acc_prepared(acc, a, s))
     }
 }
 

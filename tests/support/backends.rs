@@ -4,6 +4,38 @@
 //! backend, as items or as statements. Add a backend here and every KAT, differential test and
 //! bench picks it up.
 
+/// The backend in `option`, or a skip: returns "nothing ran" from the enclosing test, bench or
+/// example (whose return type is `()`, `Result<(), E>` or `ExitCode`) after saying why. Exported
+/// to the including crate's root so that `for_each_backend!` can name it from any module.
+#[macro_export]
+macro_rules! or_skip {
+    ($option:expr, $why:expr) => {
+        match $option {
+            Some(backend) => backend,
+            None => {
+                trait Skipped {
+                    fn skipped() -> Self;
+                }
+                impl Skipped for () {
+                    fn skipped() -> Self {}
+                }
+                impl<E> Skipped for Result<(), E> {
+                    fn skipped() -> Self {
+                        Ok(())
+                    }
+                }
+                impl Skipped for std::process::ExitCode {
+                    fn skipped() -> Self {
+                        std::process::ExitCode::FAILURE
+                    }
+                }
+                std::eprintln!("skipped: {}", $why);
+                return Skipped::skipped();
+            }
+        }
+    };
+}
+
 #[allow(unused_macros)]
 macro_rules! for_each_backend {
     ($callback:ident) => {
@@ -13,30 +45,18 @@ macro_rules! for_each_backend {
         $callback!(
             ntt_avx2,
             "ntt-avx2",
-            match saber_kem::polymul::NttAvx2::new() {
-                Some(backend) => backend,
-                None => {
-                    // Skip: return "nothing ran" from the enclosing test, bench or example.
-                    trait Skipped {
-                        fn skipped() -> Self;
-                    }
-                    impl Skipped for () {
-                        fn skipped() -> Self {}
-                    }
-                    impl<E> Skipped for Result<(), E> {
-                        fn skipped() -> Self {
-                            Ok(())
-                        }
-                    }
-                    impl Skipped for std::process::ExitCode {
-                        fn skipped() -> Self {
-                            std::process::ExitCode::FAILURE
-                        }
-                    }
-                    std::eprintln!("skipped: ntt-avx2 (this CPU has no AVX2)");
-                    return Skipped::skipped();
-                }
-            }
+            $crate::or_skip!(
+                saber_kem::polymul::NttAvx2::new(),
+                "ntt-avx2 (this CPU has no AVX2)"
+            )
+        );
+        $callback!(
+            ntt_avx512,
+            "ntt-avx512",
+            $crate::or_skip!(
+                saber_kem::polymul::ntt::NttAvx512::new(),
+                "ntt-avx512 (this CPU has no AVX-512 F and BW)"
+            )
         );
         $callback!(toom_cook, "toom-cook", saber_kem::polymul::ToomCook);
         $callback!(

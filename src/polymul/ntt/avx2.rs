@@ -8,12 +8,14 @@
 //! is one block mod x^4 ∓ ζ). `mul_acc` fuses the second pass with the base multiplication, so
 //! `â` is never stored.
 //!
-//! **Safety.** This is the only module of the crate with `unsafe` code. Every function that
-//! executes AVX2 instructions is an `unsafe fn` that may only run on a CPU with AVX2; the safe
-//! entry points take an [`Avx2Token`], which can only be obtained from [`Avx2Token::detect`]
-//! (run-time CPUID through `cpufeatures`, cached) or when the target enables AVX2 at compile
-//! time. Memory is read and written only through `loadu`/`storeu` on pointers taken from
-//! slices whose length was checked by indexing just before.
+//! **Safety.** Every function that executes AVX2 instructions is an `unsafe fn` that may only
+//! run on a CPU with AVX2; the safe entry points take an [`Avx2Token`], which can only be
+//! obtained from [`Avx2Token::detect`] (run-time CPUID through `cpufeatures`, cached) or when the
+//! target enables AVX2 at compile time. Memory is read and written only through
+//! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
+//! before, except the output of `prepare`: an uninitialised 1,024-entry array (no zero fill),
+//! written through its pointer at offsets computed from constants (`prepared_index`), which
+//! cover it exactly once before it is read.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -21,9 +23,9 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::params::{
-    HALF_Q, Layers6, ONE_MONT, Params, Q, QINV, block_slot, block_zeta, prepared_index,
-};
+use super::params::{HALF_Q, Layers6, Params, Q, QINV, block_slot, block_zeta, prepared_index};
+use core::mem::MaybeUninit;
+
 use crate::poly::{N, Poly, SecretPoly};
 
 cpufeatures::new!(avx2_cpuid, "avx2");
@@ -50,9 +52,9 @@ type P6 = Layers6;
 /// Twiddle `ζ` and its companion `ζ·q'^(−1) mod 2^32`, which saves one multiplication per
 /// Montgomery product (the low word of a·ζ·q'^(−1) is computed directly).
 #[derive(Clone, Copy)]
-struct Twiddle {
-    zeta: i32,
-    zeta_qinv: i32,
+pub(super) struct Twiddle {
+    pub(super) zeta: i32,
+    pub(super) zeta_qinv: i32,
 }
 
 /// `scalar::mont_mul` for constants, centred like every twiddle (|result| <= (q' − 1)/2).
@@ -130,16 +132,15 @@ const fn block_zeta_table() -> [HalfTwiddles; 32] {
     out
 }
 
-const FWD: [Twiddle; 64] = twiddle_table(&P6::ZETAS);
-const INV: [Twiddle; 64] = twiddle_table(&P6::ZETAS_INV);
+pub(super) const FWD: [Twiddle; 64] = twiddle_table(&P6::ZETAS);
+pub(super) const INV: [Twiddle; 64] = twiddle_table(&P6::ZETAS_INV);
 const FWD_LAST: [HalfTwiddles; 16] = last_layer_table(&P6::ZETAS);
 const INV_LAST: [HalfTwiddles; 16] = last_layer_table(&P6::ZETAS_INV);
 const BLOCK_ZETAS: [HalfTwiddles; 32] = block_zeta_table();
-const FINAL: Twiddle = twiddle(P6::FINAL_SCALE);
+pub(super) const FINAL: Twiddle = twiddle(P6::FINAL_SCALE);
 /// ζ_1^(−1)·F: the first twiddle of the inverse fused with the final scale (Montgomery product
 /// of the two, computed at compile time).
-const INV_1_SCALED: Twiddle = twiddle(mont_mul_const(P6::ZETAS_INV[1], P6::FINAL_SCALE));
-const ONE: Twiddle = twiddle(ONE_MONT);
+pub(super) const INV_1_SCALED: Twiddle = twiddle(mont_mul_const(P6::ZETAS_INV[1], P6::FINAL_SCALE));
 
 // ---------------------------------------------------------------------------------------------
 // Lane arithmetic. These helpers are `unsafe fn`s: they execute AVX2 instructions, so they may
@@ -210,17 +211,35 @@ unsafe fn reduce64(x: __m256i) -> __m256i {
     }
 }
 
+/// Lane-wise x − m where x > limit, then + m where x < −limit (masks, no branch).
+#[inline(always)]
+unsafe fn fold(x: __m256i, m: i32, limit: i32) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        let m = _mm256_set1_epi32(m);
+        let x = _mm256_sub_epi32(
+            x,
+            _mm256_and_si256(m, _mm256_cmpgt_epi32(x, _mm256_set1_epi32(limit))),
+        );
+        let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(-limit), x);
+        _mm256_add_epi32(x, _mm256_and_si256(m, below))
+    }
+}
+
 /// Lane-wise `canonical_small`: the centred residue of |x| < q'.
 #[inline(always)]
 unsafe fn canonical_small(x: __m256i) -> __m256i {
     // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        let q = _mm256_set1_epi32(Q);
-        let half = _mm256_set1_epi32(HALF_Q);
-        let x = _mm256_sub_epi32(x, _mm256_and_si256(q, _mm256_cmpgt_epi32(x, half)));
-        let neg_half = _mm256_set1_epi32(-HALF_Q);
-        _mm256_add_epi32(x, _mm256_and_si256(q, _mm256_cmpgt_epi32(neg_half, x)))
-    }
+    unsafe { fold(x, Q, HALF_Q) }
+}
+
+/// The centred residue of a forward-transform output (|x| < 3.1·q', the module-level bound;
+/// valid up to 3.5·q'): 2q' off beyond ±(3q' − 1)/2, then [`canonical_small`]. No
+/// multiplication.
+#[inline(always)]
+unsafe fn canonical_transformed(x: __m256i) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { canonical_small(fold(x, 2 * Q, (3 * Q - 1) >> 1)) }
 }
 
 /// Cooley–Tukey butterfly (x, y) ← (x + ζy, x − ζy).
@@ -403,7 +422,8 @@ unsafe fn store_i64(dst: &mut [i64], x: __m256i) {
 // Entry points.
 
 #[target_feature(enable = "avx2")]
-unsafe fn prepare_avx2(s: &SecretPoly, out: &mut [i32; 4 * N]) {
+unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
+    let out: *mut i32 = out.as_mut_ptr().cast();
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
         let mut t = [_mm256_setzero_si256(); 32];
@@ -412,7 +432,6 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut [i32; 4 * N]) {
             *v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(chunk.as_ptr().cast()));
         }
         forward_pass_1(&mut t);
-        let one = splat(ONE);
         for c in 0..4 {
             let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * c + k]);
             forward_layers_4_to_6(&mut w, c);
@@ -420,15 +439,17 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut [i32; 4 * N]) {
                 let slot = 8 * c + h;
                 // Canonical b and ζ·b per 128-bit block, then the four columns: column i is
                 // [ζb_(4−i), …, ζb_3, b_0, …, b_(3−i)], a byte shift of (ζb ‖ b).
-                let b = canonical_small(mont_mul(x, one.0, one.1));
+                let b = canonical_transformed(x);
                 let (bz, bzq) = load_half(&BLOCK_ZETAS[slot]);
                 let zb = canonical_small(mont_mul(b, bz, bzq));
-                let base = prepared_index::<P6>(2 * slot, 0, 0);
-                let dst = &mut out[base..base + 32];
-                store_i32(&mut dst[0..], b);
-                store_i32(&mut dst[8..], _mm256_alignr_epi8::<12>(b, zb));
-                store_i32(&mut dst[16..], _mm256_alignr_epi8::<8>(b, zb));
-                store_i32(&mut dst[24..], _mm256_alignr_epi8::<4>(b, zb));
+                // Column i of slots 2·slot, 2·slot + 1: eight entries from
+                // prepared_index(2·slot, i, 0) = 64·(slot / 2) + 16i + 8·(slot & 1), below
+                // 1,024; over the 32 slots and 4 columns every entry is written exactly once.
+                let column = |i| out.add(prepared_index::<P6>(2 * slot, i, 0)).cast();
+                _mm256_storeu_si256(column(0), b);
+                _mm256_storeu_si256(column(1), _mm256_alignr_epi8::<12>(b, zb));
+                _mm256_storeu_si256(column(2), _mm256_alignr_epi8::<8>(b, zb));
+                _mm256_storeu_si256(column(3), _mm256_alignr_epi8::<4>(b, zb));
             }
         }
         // Wipe the secret's transform from the stack.
@@ -457,12 +478,15 @@ unsafe fn load_public_pass_1(a: &Poly, t: &mut [__m256i; 32]) {
 /// `acc += â ∘ ŝ` for the two blocks of NTT-domain register `slot` (â in `x`).
 #[inline(always)]
 unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize, x: __m256i) {
-    let cols = &prepared[32 * slot..32 * slot + 32];
-    let sums = &mut acc[8 * slot..8 * slot + 8];
+    // The register's eight positions are one half of a 16-position accumulator group (eight
+    // even sums, then eight odd ones) and of a 4-block prepared group (column i of four blocks).
+    let half = slot & 1;
+    let cols = &prepared[64 * (slot >> 1) + 8 * half..][..56];
+    let sums = &mut acc[16 * (slot >> 1) + 4 * half..][..12];
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
         let mut even = load_i64(&sums[0..]);
-        let mut odd = load_i64(&sums[4..]);
+        let mut odd = load_i64(&sums[8..]);
         // Row k of a block: Σ_i a_i · column_i[k]; a_i broadcast within each block (128 bits).
         let a_i = [
             _mm256_shuffle_epi32::<0x00>(x),
@@ -471,12 +495,12 @@ unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize,
             _mm256_shuffle_epi32::<0xFF>(x),
         ];
         for (i, &ai) in a_i.iter().enumerate() {
-            let col = load_i32(&cols[8 * i..]);
+            let col = load_i32(&cols[16 * i..]);
             even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, col));
             odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_lanes(col)));
         }
         store_i64(&mut sums[0..], even);
-        store_i64(&mut sums[4..], odd);
+        store_i64(&mut sums[8..], odd);
     }
 }
 
@@ -530,10 +554,11 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
         let mut t = [_mm256_setzero_si256(); 32];
         for c in 0..4 {
             let mut w: [__m256i; 8] = core::array::from_fn(|h| {
-                let sums = &acc[8 * (8 * c + h)..][..8];
+                // Slot 8c + h: half h & 1 of accumulator group 4c + h / 2 (see `basemul_slot`).
+                let sums = &acc[16 * (4 * c + (h >> 1)) + 4 * (h & 1)..][..12];
                 join_high(
                     reduce64(load_i64(&sums[0..])),
-                    reduce64(load_i64(&sums[4..])),
+                    reduce64(load_i64(&sums[8..])),
                 )
             });
             inverse_layers_6_to_4(&mut w, c);
@@ -562,9 +587,15 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
 }
 
 /// AVX2 `prepare` (same output as the scalar one).
-pub(crate) fn prepare(_token: Avx2Token, s: &SecretPoly, out: &mut [i32; 4 * N]) {
-    // SAFETY: the token proves AVX2 is present.
-    unsafe { prepare_avx2(s, out) }
+pub(crate) fn prepare(_token: Avx2Token, s: &SecretPoly) -> [i32; 4 * N] {
+    // Not zero-filled first: the 4 KiB fill was a measurable share of `prepare`.
+    let mut out = MaybeUninit::uninit();
+    // SAFETY: the token proves AVX2 is present; `prepare_avx2` writes all 1,024 entries (32
+    // slots × 4 columns × 8), so `out` is initialised.
+    unsafe {
+        prepare_avx2(s, &mut out);
+        out.assume_init()
+    }
 }
 
 /// AVX2 `mul_acc` (same sums as the scalar one).

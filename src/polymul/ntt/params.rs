@@ -154,17 +154,17 @@ pub(crate) const fn block_slot(block: usize) -> usize {
     block ^ (swap * 3)
 }
 
-/// Index of NTT-domain position `d` in the `i64` accumulator: each group of eight positions
-/// stores its four even positions, then its four odd ones (the two halves of an AVX2
-/// 32×32→64-bit product).
+/// Index of NTT-domain position `d` in the `i64` accumulator: each group of sixteen positions
+/// (one AVX-512 register, two AVX2 ones) stores its eight even positions, then its eight odd
+/// ones (the two halves of a 32×32→64-bit product on even and odd lanes).
 pub(crate) const fn acc_index(d: usize) -> usize {
-    (d & !7) | ((d & 1) << 2) | ((d & 7) >> 1)
+    (d & !15) | ((d & 1) << 3) | ((d & 15) >> 1)
 }
 
 /// Index of column `i`, row `k` of the base-multiplication matrix of the block stored in slot
-/// `slot` (see [`block_slot`]): slots are paired, and a pair stores column `i` of both its
-/// blocks next to each other.
+/// `slot` (see [`block_slot`]): slots are grouped by four (one AVX-512 register of 4-coefficient
+/// blocks, two AVX2 ones), and a group stores column `i` of its four blocks next to each other.
 pub(crate) const fn prepared_index<P: Params>(slot: usize, i: usize, k: usize) -> usize {
     let b = P::BLOCK;
-    (slot >> 1) * 2 * b * b + i * 2 * b + (slot & 1) * b + k
+    (slot >> 2) * 4 * b * b + i * 4 * b + (slot & 3) * b + k
 }

@@ -94,36 +94,67 @@ proptest! {
     fn scalar_and_avx2_agree_bit_for_bit(
         terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
     ) {
-        let Some(mut avx2) = NttAvx2::new() else {
-            std::eprintln!("note: CPU without AVX2, scalar/AVX2 comparison skipped");
-            return Ok(());
-        };
-        let mut scalar = NttScalar;
-        let mut acc_scalar = scalar.accumulator();
-        let mut acc_avx2 = avx2.accumulator();
-        let mut acc_mixed = scalar.accumulator();
-        for (a, s) in &terms {
-            let p_scalar = scalar.prepare(s);
-            let p_avx2 = avx2.prepare(s);
-            prop_assert_eq!(p_scalar.columns, p_avx2.columns);
-            scalar.mul_acc(&mut acc_scalar, a, &p_scalar);
-            avx2.mul_acc(&mut acc_avx2, a, &p_avx2);
-            prop_assert_eq!(acc_scalar.sums, acc_avx2.sums);
-            // Each step of one path accepts the other's state.
-            avx2.mul_acc(&mut acc_mixed, a, &p_scalar);
+        match NttAvx2::new() {
+            Some(avx2) => simd_agrees_with_scalar(avx2, &terms)?,
+            None => std::eprintln!("note: CPU without AVX2, scalar/AVX2 comparison skipped"),
         }
-        prop_assert_eq!(acc_mixed.sums, acc_scalar.sums);
-        let out_scalar = scalar.finish(&acc_scalar);
-        prop_assert_eq!(out_scalar.coeffs, avx2.finish(&acc_scalar).coeffs);
-        prop_assert_eq!(out_scalar.coeffs, Ntt::new().finish(&acc_avx2).coeffs);
     }
+
+    #[test]
+    fn scalar_and_avx512_agree_bit_for_bit(
+        terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
+    ) {
+        match NttAvx512::new() {
+            Some(avx512) => simd_agrees_with_scalar(avx512, &terms)?,
+            None => std::eprintln!("note: CPU without AVX-512, scalar/AVX-512 comparison skipped"),
+        }
+    }
+}
+
+/// Every step of `simd` against the scalar path, bit for bit: prepared secrets, accumulators
+/// (also of mixed steps: each path accepts the other's state), outputs, cached public operands.
+fn simd_agrees_with_scalar<B>(
+    mut simd: B,
+    terms: &[(Poly, SecretPoly)],
+) -> Result<(), TestCaseError>
+where
+    B: PolyMulPublic<
+            Prepared = NttPrepared,
+            Accumulator = NttAccumulator,
+            PreparedPublic = NttPublic,
+        >,
+{
+    let mut scalar = NttScalar;
+    let mut acc_scalar = scalar.accumulator();
+    let mut acc_simd = simd.accumulator();
+    let mut acc_mixed = scalar.accumulator();
+    let mut acc_cached = simd.accumulator();
+    for (a, s) in terms {
+        let p_scalar = scalar.prepare(s);
+        let p_simd = simd.prepare(s);
+        prop_assert_eq!(p_scalar.columns, p_simd.columns);
+        scalar.mul_acc(&mut acc_scalar, a, &p_scalar);
+        simd.mul_acc(&mut acc_simd, a, &p_simd);
+        prop_assert_eq!(acc_scalar.sums, acc_simd.sums);
+        simd.mul_acc(&mut acc_mixed, a, &p_scalar);
+        let public_scalar = scalar.prepare_public(a);
+        let public_simd = simd.prepare_public(a);
+        prop_assert_eq!(public_scalar.coeffs, public_simd.coeffs);
+        simd.mul_acc_prepared(&mut acc_cached, &public_simd, &p_scalar);
+    }
+    prop_assert_eq!(acc_mixed.sums, acc_scalar.sums);
+    prop_assert_eq!(acc_cached.sums, acc_scalar.sums);
+    let out_scalar = scalar.finish(&acc_scalar);
+    prop_assert_eq!(out_scalar.coeffs, simd.finish(&acc_scalar).coeffs);
+    prop_assert_eq!(out_scalar.coeffs, Ntt::new().finish(&acc_simd).coeffs);
+    Ok(())
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
-    /// A cached public operand gives the very accumulator `mul_acc` gives, on both paths and
-    /// across them.
+    /// A cached public operand gives the very accumulator `mul_acc` gives (the SIMD paths are
+    /// compared with the scalar one in `simd_agrees_with_scalar`).
     #[test]
     fn cached_public_operands_match_mul_acc(
         terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
@@ -131,31 +162,34 @@ proptest! {
         let mut scalar = NttScalar;
         let mut want = scalar.accumulator();
         let mut got = scalar.accumulator();
-        let mut avx2_sums = scalar.accumulator();
-        let mut avx2 = NttAvx2::new();
         for (a, s) in &terms {
             let prepared = scalar.prepare(s);
             scalar.mul_acc(&mut want, a, &prepared);
             let public = scalar.prepare_public(a);
             scalar.mul_acc_prepared(&mut got, &public, &prepared);
-            if let Some(avx2) = avx2.as_mut() {
-                let public_avx2 = avx2.prepare_public(a);
-                prop_assert_eq!(public.coeffs, public_avx2.coeffs);
-                avx2.mul_acc_prepared(&mut avx2_sums, &public_avx2, &prepared);
-            }
         }
         prop_assert_eq!(got.sums, want.sums);
-        if avx2.is_some() {
-            prop_assert_eq!(avx2_sums.sums, want.sums);
-        }
         let want_poly = masked(&sum_with(Schoolbook, &terms));
         prop_assert_eq!(masked(&Ntt::new().finish(&got)), want_poly);
     }
 }
 
 #[test]
-fn auto_backend_picks_avx2_when_present() {
-    let expected = if NttAvx2::new().is_some() {
+fn simd_paths_agree_with_scalar_on_the_extreme_sum() {
+    let terms = extreme_terms();
+    if let Some(avx2) = NttAvx2::new() {
+        simd_agrees_with_scalar(avx2, &terms).unwrap();
+    }
+    if let Some(avx512) = NttAvx512::new() {
+        simd_agrees_with_scalar(avx512, &terms).unwrap();
+    }
+}
+
+#[test]
+fn auto_backend_picks_the_widest_simd_path_present() {
+    let expected = if NttAvx512::new().is_some() {
+        "ntt-avx512"
+    } else if NttAvx2::new().is_some() {
         "ntt-avx2"
     } else {
         "ntt-scalar"
