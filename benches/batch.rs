@@ -34,9 +34,9 @@ use std::hint::black_box;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group};
 use rand_core::{TryCryptoRng, TryRng};
-use saber_kem::batch::{BatchVariant, KeySeeds};
+use saber_kem::batch::KeySeeds;
 use saber_kem::keccak::{KeccakX4, Shake128X4, StateX4};
-use saber_kem::{ParameterSet, PolyMul, SaberKem};
+use saber_kem::{ParameterSet, PolyMul, SaberKem, Variant};
 use shake::{ExtendableOutput, Update, XofReader};
 
 /// Thread CPU time in nanoseconds (wall time where unavailable or when asked for).
@@ -191,7 +191,7 @@ fn keccak(c: &mut Crit) {
     group.finish();
 }
 
-fn bench_set<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+fn bench_set<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     c: &mut Crit,
     backend_name: &str,
     backend: &mut B,
@@ -350,7 +350,7 @@ mod ratios {
     }
 
     /// Batches run through the `hazmat` entry points, which take the four-way Keccak.
-    fn set<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+    fn set<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
         rounds: usize,
         backend: &mut B,
         keccak: KeccakX4,

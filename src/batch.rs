@@ -58,6 +58,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use crate::ct::{bytes_equal, select_into};
 use crate::encoding::unpack;
 use crate::hash::{sha3_256, sha3_512, shake128};
+use crate::keccak::lanes::{self, Function, Job};
 use crate::keccak::{KeccakX4, LANES, Shake128X4, sha3_256_x4, sha3_512_x4};
 use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 use crate::params::sizes::{self, SEED_BYTES};
@@ -197,9 +198,9 @@ impl Hasher {
     }
 }
 
-/// The variant-specific parts of the batch path: how A and the secrets come out of SHAKE128.
-/// Implemented for both variants; not meant to be implemented elsewhere (`Variant` is sealed).
-pub trait BatchVariant: Variant {
+/// The variant-specific parts of the multi-way Keccak paths: how A and the secrets come out of
+/// SHAKE128. A supertrait of [`Variant`], implemented for both variants and sealed.
+pub trait BatchVariant: crate::params::sealed::Sealed {
     /// Writes the packed matrix (row-major, 416 bytes per entry) of each seed into the
     /// matching output (`rank² · 416` bytes each); at most four seeds.
     #[doc(hidden)]
@@ -208,6 +209,17 @@ pub trait BatchVariant: Variant {
     /// The SHAKE128(seed) byte ranges GenSecret reads, in coefficient order.
     #[doc(hidden)]
     fn secret_segments(rank: usize, mu: usize) -> SegmentList;
+
+    /// The lane jobs that write the packed matrix of `seed` (row-major, `rank² · 416` bytes)
+    /// into `out`, given to `push` one by one; `indices[k]` is entry k's (row, column).
+    #[doc(hidden)]
+    fn matrix_jobs<'a>(
+        seed: &'a [u8; 32],
+        indices: &'a [[u8; 2]; MAX_RANK * MAX_RANK],
+        rank: usize,
+        out: &'a mut [u8],
+        push: impl FnMut(Job<'a>),
+    );
 }
 
 /// At most four [`SecretSegment`]s.
@@ -241,6 +253,21 @@ impl BatchVariant for Round3 {
                 .all(|o| o.len() == rank * rank * MATRIX_ENTRY_BYTES)
         );
         Hasher { keccak: *keccak }.shake128(&inputs[..seeds.len()], out);
+    }
+
+    /// One stream for the whole matrix.
+    fn matrix_jobs<'a>(
+        seed: &'a [u8; 32],
+        _indices: &'a [[u8; 2]; MAX_RANK * MAX_RANK],
+        _rank: usize,
+        out: &'a mut [u8],
+        mut push: impl FnMut(Job<'a>),
+    ) {
+        push(Job {
+            function: Function::Shake128,
+            input: [seed, &[]],
+            output: out,
+        });
     }
 
     /// Polynomial i reads bytes [i·32μ, (i+1)·32μ) (spec §2.4.2).
@@ -285,6 +312,26 @@ impl BatchVariant for Plus {
                 &group_inputs[..filled],
                 &mut group_outputs[..filled],
             );
+        }
+    }
+
+    /// One stream per entry: SHAKE128(seed_A ‖ i ‖ j).
+    fn matrix_jobs<'a>(
+        seed: &'a [u8; 32],
+        indices: &'a [[u8; 2]; MAX_RANK * MAX_RANK],
+        rank: usize,
+        out: &'a mut [u8],
+        mut push: impl FnMut(Job<'a>),
+    ) {
+        for (entry, index) in out
+            .chunks_exact_mut(MATRIX_ENTRY_BYTES)
+            .zip(&indices[..rank * rank])
+        {
+            push(Job {
+                function: Function::Shake128,
+                input: [seed, index],
+                output: entry,
+            });
         }
     }
 
@@ -402,7 +449,7 @@ impl MatrixSource for PackedMatrix<'_> {
 }
 
 /// GenSecret for up to four seeds: the streams in the four lanes, then β_μ on each segment.
-fn sample_secrets<V: BatchVariant, const L: usize, const MU: usize>(
+fn sample_secrets<V: Variant, const L: usize, const MU: usize>(
     hasher: &Hasher,
     seeds: &[&[u8]],
     out: &mut [[SecretPoly; L]],
@@ -413,17 +460,116 @@ fn sample_secrets<V: BatchVariant, const L: usize, const MU: usize>(
     let mut views = streams.each_mut().map(|s| &mut s[..len]);
     hasher.shake128(seeds, &mut views[..seeds.len()]);
     for (secret, stream) in out.iter_mut().zip(streams.iter()) {
-        let mut coeff = 0;
-        for segment in segments.as_slice() {
-            let bytes = &stream[segment.offset..segment.offset + ((segment.coeffs * MU) >> 3)];
-            // N = 256: polynomial index and offset are the high and low bits.
-            let start = coeff & (N - 1);
-            let poly = &mut secret[coeff >> 8].coeffs;
-            centred_binomial(bytes, MU as u32, &mut poly[start..start + segment.coeffs]);
-            coeff += segment.coeffs;
-        }
-        debug_assert_eq!(coeff, L * N);
+        secret_from_stream::<MU>(&segments, stream, secret);
     }
+}
+
+/// β_μ on each segment of one squeezed GenSecret stream.
+fn secret_from_stream<const MU: usize>(
+    segments: &SegmentList,
+    stream: &[u8],
+    secret: &mut [SecretPoly],
+) {
+    let mut coeff = 0;
+    for segment in segments.as_slice() {
+        let bytes = &stream[segment.offset..segment.offset + ((segment.coeffs * MU) >> 3)];
+        // N = 256: polynomial index and offset are the high and low bits.
+        let start = coeff & (N - 1);
+        let poly = &mut secret[coeff >> 8].coeffs;
+        centred_binomial(bytes, MU as u32, &mut poly[start..start + segment.coeffs]);
+        coeff += segment.coeffs;
+    }
+    debug_assert_eq!(coeff, secret.len() * N);
+}
+
+/// The XOF outputs of one operation squeezed together in the four lanes of `keccak`, for CPUs
+/// where four lanes cost one permutation ([`crate::hash`]): the packed matrix of `seed_a` into
+/// `matrix` (`L² · 416` bytes, held whole: up to 6.5 KB), the secret vector of `seed_s` into
+/// `secret`, and, when `also = (x, h)` is given, h = SHA3-256(x) alongside (decapsulation's
+/// H(ct)). Same bytes as the one-at-a-time calls.
+fn sample_in_lanes<V: Variant, const L: usize, const MU: usize>(
+    keccak: KeccakX4,
+    seed_a: &[u8; 32],
+    seed_s: &[u8; 32],
+    also: Option<(&[u8], &mut [u8; 32])>,
+    matrix: &mut [u8],
+    secret: &mut [SecretPoly; L],
+) {
+    // Entry (row, col) of the row-major matrix is job row·L + col.
+    let mut indices = [[0u8; 2]; MAX_RANK * MAX_RANK];
+    for row in 0..L {
+        for col in 0..L {
+            indices[row * L + col] = [row as u8, col as u8];
+        }
+    }
+    let segments = V::secret_segments(L, MU);
+    let mut stream = Wiped([[0u8; MAX_SECRET_STREAM]; 1]);
+    {
+        let mut jobs: [Option<Job<'_>>; MAX_RANK * MAX_RANK + 2] =
+            [const { None }; MAX_RANK * MAX_RANK + 2];
+        let mut count = 0;
+        V::matrix_jobs(seed_a, &indices, L, matrix, |job| {
+            jobs[count] = Some(job);
+            count += 1;
+        });
+        jobs[count] = Some(Job {
+            function: Function::Shake128,
+            input: [seed_s, &[]],
+            output: &mut stream[0][..segments.stream_len(MU)],
+        });
+        if let Some((input, digest)) = also {
+            jobs[count + 1] = Some(Job {
+                function: Function::Sha3_256,
+                input: [input, &[]],
+                output: digest,
+            });
+        }
+        lanes::run(keccak, &mut jobs);
+    }
+    secret_from_stream::<MU>(&segments, &stream[0], secret);
+}
+
+/// Saber.PKE.KeyGen with the matrix and secret squeezed together ([`sample_in_lanes`]). Same
+/// bytes as [`pke::keygen`].
+pub(crate) fn keygen_in_lanes<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
+    backend: &mut B,
+    keccak: KeccakX4,
+    seed_a: &[u8; 32],
+    seed_s: &[u8; 32],
+    pk: &mut [u8],
+    sk_cpa: &mut [u8],
+) {
+    let mut matrix = [0u8; MAX_MATRIX_BYTES];
+    let matrix = &mut matrix[..L * L * MATRIX_ENTRY_BYTES];
+    let mut secret = pke::zero_secret::<L>();
+    sample_in_lanes::<V, L, MU>(keccak, seed_a, seed_s, None, matrix, &mut secret);
+    let mut source = PackedMatrix { bytes: matrix };
+    pke::keygen_from::<V, B, _, L>(backend, &mut source, &secret, seed_a, pk, sk_cpa);
+}
+
+/// Saber.PKE.Enc with the matrix, the secret and optionally SHA3-256(`also.0`) squeezed together
+/// ([`sample_in_lanes`]). Same bytes as [`pke::encrypt`].
+pub(crate) fn encrypt_in_lanes<
+    V: Variant,
+    B: PolyMul,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
+    backend: &mut B,
+    keccak: KeccakX4,
+    m: &[u8; 32],
+    coins: &[u8; 32],
+    pk: &[u8],
+    ct: &mut [u8],
+    also: Option<(&[u8], &mut [u8; 32])>,
+) {
+    let mut matrix = [0u8; MAX_MATRIX_BYTES];
+    let matrix = &mut matrix[..L * L * MATRIX_ENTRY_BYTES];
+    let mut secret = pke::zero_secret::<L>();
+    sample_in_lanes::<V, L, MU>(keccak, &public_seed(pk), coins, also, matrix, &mut secret);
+    let mut source = PackedMatrix { bytes: matrix };
+    pke::encrypt_from::<B, _, L, ET>(backend, &mut source, &secret, m, pk, ct);
 }
 
 /// Four secret vectors, wiped on drop (each polynomial is).
@@ -439,7 +585,7 @@ fn public_seed(pk: &[u8]) -> [u8; 32] {
 }
 
 /// Packed matrices for up to four seeds, in `buffers`.
-fn sample_matrices<'b, V: BatchVariant, const L: usize>(
+fn sample_matrices<'b, V: Variant, const L: usize>(
     hasher: &Hasher,
     seeds: &[[u8; 32]],
     buffers: &'b mut [[u8; MAX_MATRIX_BYTES]; LANES],
@@ -465,7 +611,7 @@ fn as_slices<const LEN: usize>(items: &[[u8; LEN]]) -> [&[u8]; LANES] {
 }
 
 /// Key generation for up to four operations.
-fn keygen_group<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+fn keygen_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
     seeds: &[KeySeeds],
@@ -511,13 +657,7 @@ fn keygen_group<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, co
 }
 
 /// Encapsulation for up to four operations; `ms` are the raw 32-byte random inputs.
-fn encapsulate_group<
-    V: BatchVariant,
-    B: PolyMul,
-    const L: usize,
-    const MU: usize,
-    const ET: usize,
->(
+fn encapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
     keys: &[&EncapsulationKey<SaberKem<V, L, MU, ET>>],
@@ -580,13 +720,7 @@ fn finish_shared_secrets<C: ByteArray>(
 }
 
 /// Decapsulation for up to four operations.
-fn decapsulate_group<
-    V: BatchVariant,
-    B: PolyMul,
-    const L: usize,
-    const MU: usize,
-    const ET: usize,
->(
+fn decapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
     pairs: &[DecapsulationJob<'_, SaberKem<V, L, MU, ET>>],
@@ -647,7 +781,7 @@ fn decapsulate_group<
     finish_shared_secrets(hasher, &kr, &cts[..count], shared);
 }
 
-impl<V: BatchVariant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET>
+impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET>
 where
     Self: ParameterSet,
 {

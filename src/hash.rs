@@ -10,18 +10,19 @@
 use sha3::{Digest, Sha3_256, Sha3_512};
 use shake::{ExtendableOutput, Shake128, Shake128Reader, Update, XofReader};
 
+use crate::keccak::KeccakX4;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use crate::keccak::{
-    KeccakX4,
-    sponge::{self, Shake128Stream},
-};
+use crate::keccak::sponge::{self, Shake128Stream};
 
-/// The four-way Keccak when it beats the `keccak` crate on this CPU (AVX-512 detected once per
-/// process), else `None`.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+/// The four-way Keccak when four of its lanes cost no more than one permutation of the `keccak`
+/// crate on this CPU (AVX-512, detected once per process), else `None` (always, off x86).
 #[inline]
-fn four_way() -> Option<KeccakX4> {
-    KeccakX4::avx512()
+pub(crate) fn four_way() -> Option<KeccakX4> {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let four_way = KeccakX4::avx512();
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let four_way = None;
+    four_way
 }
 
 /// SHA3-256 of the concatenation of `parts`. Not inlined (nor is [`sha3_512`]), so that the

@@ -110,6 +110,16 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         if B::STREAMING {
             // Needs all of `sk` as scratch for its partial sums of b.
             lowmem::keygen::<V, B, L, MU>(backend, &hashed_seed, seed_s, pk, sk);
+        } else if let Some(keccak) = crate::hash::four_way() {
+            // The matrix and secret streams squeezed together (see `encrypt`).
+            crate::batch::keygen_in_lanes::<V, B, L, MU>(
+                backend,
+                keccak,
+                &hashed_seed,
+                seed_s,
+                pk,
+                &mut sk[..cpa],
+            );
         } else {
             pke::keygen::<V, B, L, MU>(backend, &hashed_seed, seed_s, pk, &mut sk[..cpa]);
         }
@@ -127,7 +137,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
         ct: &mut [u8],
     ) -> SharedSecret {
         fo_encapsulate(&sha3_256(&[pk]), m, ct, |message, coins, ct| {
-            Self::encrypt(backend, message, coins, pk, ct)
+            Self::encrypt(backend, message, coins, pk, ct, None)
         })
     }
 
@@ -169,7 +179,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
     ) -> SharedSecret {
         let message = Zeroizing::new(pke::decrypt_prepared::<B, L, ET>(backend, secret, ct));
         fo_decapsulate::<ConstantTimeSelect>(&message, public.hpk, z, ct, |message, coins| {
-            reencryption_matches(ct, |out| {
+            let matches = reencryption_matches(ct, |out| {
                 pke::encrypt_prepared::<V, B, L, MU, ET>(
                     backend,
                     public.matrix,
@@ -178,7 +188,8 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
                     coins,
                     out,
                 )
-            })
+            });
+            (matches, None)
         })
     }
 
@@ -206,14 +217,26 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Operations
 // (`pke`) or, for `LowMemory` backends, the streaming one (`lowmem`). Only these differ between
 // the two; the transform itself (`fo_encapsulate`, `fo_decapsulate`) is shared.
 impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET> {
-    /// Saber.PKE.Enc(m; coins) under `pk` into `ct`.
+    /// Saber.PKE.Enc(m; coins) under `pk` into `ct`; with `also = (x, h)`, h = SHA3-256(x) too.
+    /// On CPUs where four Keccak lanes cost one permutation (`hash::four_way`), the fast
+    /// organisation squeezes the matrix, the secret stream and SHA3-256(x) together
+    /// ([`batch::encrypt_in_lanes`](crate::batch)).
     fn encrypt<B: PolyMul>(
         backend: &mut B,
         m: &[u8; 32],
         coins: &[u8; 32],
         pk: &[u8],
         ct: &mut [u8],
+        also: Option<(&[u8], &mut [u8; 32])>,
     ) {
+        if let (false, Some(keccak)) = (B::STREAMING, crate::hash::four_way()) {
+            return crate::batch::encrypt_in_lanes::<V, B, L, MU, ET>(
+                backend, keccak, m, coins, pk, ct, also,
+            );
+        }
+        if let Some((input, digest)) = also {
+            *digest = sha3_256(&[input]);
+        }
         if B::STREAMING {
             lowmem::encrypt::<V, B, L, MU, ET>(backend, m, coins, pk, ct);
         } else {
@@ -221,21 +244,27 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L
         }
     }
 
-    /// Whether Saber.PKE.Enc(m; coins) under `pk` is `ct`, in constant time: the streaming
-    /// organisation compares as it encrypts, the fast one encrypts into a buffer first.
+    /// Whether Saber.PKE.Enc(m; coins) under `pk` is `ct`, in constant time, and H(ct) when the
+    /// encryption computed it alongside: the streaming organisation compares as it encrypts,
+    /// the fast one encrypts into a buffer first.
     fn encrypts_to<B: PolyMul>(
         backend: &mut B,
         m: &[u8; 32],
         coins: &[u8; 32],
         pk: &[u8],
         ct: &[u8],
-    ) -> Choice {
+    ) -> (Choice, Option<[u8; 32]>) {
         if B::STREAMING {
-            lowmem::encrypts_to::<V, B, L, MU, ET>(backend, m, coins, pk, ct)
+            (
+                lowmem::encrypts_to::<V, B, L, MU, ET>(backend, m, coins, pk, ct),
+                None,
+            )
         } else {
-            reencryption_matches(ct, |out| {
-                pke::encrypt::<V, B, L, MU, ET>(backend, m, coins, pk, out)
-            })
+            let mut ct_hash = [0u8; 32];
+            let matches = reencryption_matches(ct, |out| {
+                Self::encrypt(backend, m, coins, pk, out, Some((ct, &mut ct_hash)))
+            });
+            (matches, Some(ct_hash))
         }
     }
 
@@ -287,21 +316,23 @@ fn fo_encapsulate(
 }
 
 /// The FO decapsulation after decryption (spec Algorithm 6): re-encrypts the recovered message
-/// (`reencrypts_to_ct(m, r)`: whether Enc(m; r) is `ct`, in constant time) and, on any
-/// mismatch, replaces K̂ by z without a branch (implicit rejection). `S` is
-/// [`ConstantTimeSelect`] except in the tests that substitute a broken selector.
+/// (`reencrypts_to_ct(m, r)`: whether Enc(m; r) is `ct`, in constant time, and H(ct) if it
+/// computed that alongside its own hashing) and, on any mismatch, replaces K̂ by z without a
+/// branch (implicit rejection). `S` is [`ConstantTimeSelect`] except in the tests that
+/// substitute a broken selector.
 fn fo_decapsulate<S: KeySelect>(
     message: &[u8; 32],
     hpk: &[u8; 32],
     z: &[u8; 32],
     ct: &[u8],
-    reencrypts_to_ct: impl FnOnce(&[u8; 32], &[u8; 32]) -> Choice,
+    reencrypts_to_ct: impl FnOnce(&[u8; 32], &[u8; 32]) -> (Choice, Option<[u8; 32]>),
 ) -> SharedSecret {
     let mut kr = WipedBytes(sha3_512(&[message, hpk]));
     let (k, coins) = split_kr(&mut kr.0);
-    let mismatch = !reencrypts_to_ct(message, coins);
-    S::select_into(k, z, mismatch);
-    SharedSecret(sha3_256(&[k, &sha3_256(&[ct])]))
+    let (matches, ct_hash) = reencrypts_to_ct(message, coins);
+    S::select_into(k, z, !matches);
+    let ct_hash = ct_hash.unwrap_or_else(|| sha3_256(&[ct]));
+    SharedSecret(sha3_256(&[k, &ct_hash]))
 }
 
 /// Whether `encrypt` writes exactly `ct`: into a buffer, then compared in constant time.

@@ -16,14 +16,25 @@ use crate::encoding::{pack, packed_len, unpack};
 use crate::poly::{EP, EQ, N, SecretPoly, centred};
 use crate::sampling::{MatrixSource, SecretSegment, StreamMatrix, gen_secret, gen_secret_with};
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
 /// The scheme variant: round-3 Saber or Saber+ (`docs/saber-plus.md`). Everything else (FO
 /// transform, rounding, pk/ct formats) is shared.
 pub trait Variant:
-    Copy + Clone + Debug + Default + Eq + Ord + Hash + Send + Sync + 'static + sealed::Sealed
+    Copy
+    + Clone
+    + Debug
+    + Default
+    + Eq
+    + Ord
+    + Hash
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+    + crate::batch::BatchVariant
 {
     /// Appended to the parameter-set name: `""` or `"+"`.
     const SUFFIX: &'static str;

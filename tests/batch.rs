@@ -7,9 +7,9 @@
 mod support;
 
 use proptest::prelude::*;
-use saber_kem::batch::{BatchVariant, KeySeeds};
+use saber_kem::batch::KeySeeds;
 use saber_kem::keccak::{KeccakX4, Shake128X4, sha3_256_x4, sha3_512_x4};
-use saber_kem::{Ciphertext, ParameterSet, Plus, PolyMul, Round3, SaberKem};
+use saber_kem::{Ciphertext, ParameterSet, Plus, PolyMul, Round3, SaberKem, Variant};
 use sha3::Digest;
 use shake::{ExtendableOutput, Update, XofReader};
 use support::drbg::{NistDrbg, kat_seeds};
@@ -164,13 +164,7 @@ fn kat_draws(seed: &[u8; 48]) -> (KeySeeds, [u8; 32]) {
 
 /// All 100 records, four per batch, through the seeded batch entry points with the given
 /// Keccak; decapsulation through the batch path too.
-fn kat_records_seeded<
-    V: BatchVariant,
-    B: PolyMul,
-    const L: usize,
-    const MU: usize,
-    const ET: usize,
->(
+fn kat_records_seeded<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     keccak: KeccakX4,
 ) -> Vec<String>
@@ -245,7 +239,7 @@ impl rand_core::TryRng for RoundRobin {
 impl rand_core::TryCryptoRng for RoundRobin {}
 
 /// All 100 records, four per batch, through the RNG entry points.
-fn kat_records_rng<V: BatchVariant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+fn kat_records_rng<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
 ) -> Vec<String>
 where
@@ -375,7 +369,7 @@ support::backends::for_each_backend!(batch_kats);
 /// one-at-a-time calls, and batch decapsulation of the ciphertexts (byte `tamper[i]` flipped
 /// when odd) against the single call.
 fn batch_equals_single<
-    V: BatchVariant,
+    V: Variant,
     const L: usize,
     const MU: usize,
     const ET: usize,

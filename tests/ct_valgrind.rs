@@ -42,7 +42,7 @@ use std::hint::black_box;
 use std::process::{Command, ExitCode};
 
 use rand_core::{TryCryptoRng, TryRng};
-use saber_kem::batch::{BatchVariant, KeySeeds};
+use saber_kem::batch::KeySeeds;
 use saber_kem::ct::KeySelect;
 use saber_kem::keccak::KeccakX4;
 use saber_kem::params::ParameterSet;
@@ -294,9 +294,8 @@ fn exercise_expanded<
 /// A batch of two key generations, encapsulations and decapsulations (the second ciphertext
 /// tampered) through `keccak`, with secrets classified; then the results are declassified and
 /// checked (recovered key, rejection key).
-fn exercise_batch<V: BatchVariant, const L: usize, const MU: usize, const ET: usize>(
-    keccak: KeccakX4,
-) where
+fn exercise_batch<V: Variant, const L: usize, const MU: usize, const ET: usize>(keccak: KeccakX4)
+where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     type Kem<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;

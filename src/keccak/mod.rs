@@ -37,6 +37,7 @@
 
 use zeroize::Zeroize;
 
+pub mod lanes;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod sponge;
 mod x4_portable;
