@@ -118,9 +118,18 @@ pub fn run(keccak: KeccakX4, jobs: &mut [Option<Job<'_>>]) {
             let rate = job.function.rate();
             let out = &mut job.output[progress.squeezed..];
             let take = out.len().min(rate);
-            for (word, bytes) in out[..take].chunks_mut(8).enumerate() {
-                let le = state.word(lane, word).to_le_bytes();
-                bytes.copy_from_slice(&le[..bytes.len()]);
+            // Whole words with fixed-size copies (a variable-length copy per word would be a
+            // `memcpy` call each), then the partial last word, if any.
+            let mut words = out[..take].chunks_exact_mut(8);
+            let mut word = 0;
+            for bytes in &mut words {
+                bytes.copy_from_slice(&state.word(lane, word).to_le_bytes());
+                word += 1;
+            }
+            let tail = words.into_remainder();
+            if !tail.is_empty() {
+                let tail_len = tail.len();
+                tail.copy_from_slice(&state.word(lane, word).to_le_bytes()[..tail_len]);
             }
             progress.squeezed += take;
             if progress.squeezed == job.output.len() {
