@@ -4,8 +4,9 @@
 //! domain) with `Ntt` and with the default backend; saber-kem with a multiplier that does nothing
 //! (what the KEM core costs besides multiplication); Saber+ (LightSaber+, Saber+, FireSaber+ in
 //! the three variant slots) with the default backend and with toom-cook; pqcrypto-saber (PQClean
-//! C, AVX2 picked at run time); and the Keccak floor (the operation's SHAKE128 / SHA3 calls alone,
-//! `shared/docs/anchors.md` §5). It prints µs with the ratios ours / pqcrypto-saber and
+//! C, AVX2 picked at run time); the same hash calls through saber-kem's own Keccak; and the
+//! Keccak floor (the operation's SHAKE128 / SHA3 calls alone, one after the other, through the
+//! `sha3`/`shake` crates: `shared/docs/anchors.md` §5). It prints µs with the ratios ours / pqcrypto-saber and
 //! ours / Keccak floor, then each Saber+ row divided by the round-3 row of the same backend.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer

@@ -1,7 +1,7 @@
 //! One SHA3-256, SHA3-512 or SHAKE128 computation (FIPS 202 §4, §6) on one state of the
 //! four-way permutation, for [`crate::hash`] on CPUs where one four-way permutation costs less
-//! than one permutation of the `keccak` crate (AVX-512: `BENCHMARKS.md`, "Keccak inside one
-//! operation"). The other three states are permuted along and ignored.
+//! than one permutation of the `keccak` crate (AVX-512: `BENCHMARKS.md`, "KEM on x86_64"). The
+//! other three states are permuted along and ignored.
 //!
 //! Byte order and padding are those of FIPS 202: the input is absorbed `rate` bytes at a time as
 //! little-endian words, the last block carries the suffix (`01` for SHA-3, `1111` for SHAKE, each
