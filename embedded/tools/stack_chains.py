@@ -3,13 +3,17 @@
 
 Usage: stack_chains.py DISASSEMBLY ROOT_REGEX [COUNT]
 
-For each function matching ROOT_REGEX, prints the deepest call chain (direct calls only; panic
-paths ignored) with each frame's size: prologue `addi sp`/`lui+sub sp` on RISC-V, `push`/`vpush`/
-`sub sp` on ARM. The harness measures the true peak by stack painting; this shows where it goes.
+For each function matching ROOT_REGEX, prints the deepest call chain (direct calls and tail
+calls, including RISC-V `auipc` + `jalr`/`jr` pairs, which llvm-objdump annotates with their
+target; indirect calls are not followed; panic paths ignored) with each frame's size: prologue
+`addi sp`/`lui+sub sp` on RISC-V, `push`/`vpush`/`sub sp` on ARM. The harness measures the
+true peak by stack painting; this shows where it goes.
 Get the disassembly with `llvm-objdump` from `rustup component add llvm-tools`, e.g.
   $(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin/llvm-objdump -d -C --no-show-raw-insn \
       embedded/target/cortex-m4/thumbv7em-none-eabihf/release/saber-embedded > arm.dis
-  embedded/tools/stack_chains.py arm.dis 'lowmem::(keypair|encapsulate|decapsulate)'
+  embedded/tools/stack_chains.py arm.dis 'run_one::.*closure' 300
+(the harness's measuring closures, which inline keypair_into / encapsulate_into; pick the
+instances whose chain reaches the backend of interest).
 """
 import re,sys,functools
 dis, root_pat = sys.argv[1], sys.argv[2]
@@ -37,7 +41,7 @@ for line in open(dis):
     if m: f['frame']+=4*len(m.group(1).split(',')); continue
     m=re.search(r'\tvpush\t\{([^}]*)\}',line)
     if m: f['frame']+=8*len(m.group(1).split(',')); continue
-    m=re.search(r'\t(?:bl|blx|jal|c\.jal|tail|call|b\.w|b)\t.*<([^>+]+)>',line)
+    m=re.search(r'\t(?:bl|blx|b\.w|b|jal|jalr|c\.jal|c\.jalr|j|jr|c\.j|c\.jr|tail|call)\t.*<([^>+]+)>',line)
     if m and m.group(1)!=cur and 'panic' not in m.group(1) and 'slice_index_fail' not in m.group(1) and 'unwrap_failed' not in m.group(1): f['calls'].add(m.group(1))
 sys.setrecursionlimit(10000)
 @functools.lru_cache(None)
