@@ -30,7 +30,14 @@
 //! calls instead of L²). [`IndexedMatrixX4`] offers the same to the single-operation path as a
 //! [`MatrixSource`].
 //!
-//! # Sampling
+//! # Inside one operation
+//!
+//! On CPUs where a four-way permutation costs no more than a single one (AVX-512,
+//! [`crate::hash`]), the single-operation API uses the same machinery for one operation:
+//! `sample_in_lanes` squeezes its matrix, its secret stream and, in decapsulation, H(ct) as
+//! jobs of [`crate::keccak::lanes`] (Saber+: each matrix entry is a job), holding the packed
+//! matrix whole; [`BatchVariant::matrix_jobs`] says how a variant's matrix comes out of SHAKE128.
+//!
 //!
 //! The squeezed bytes become A and the secrets through the single-operation path's own
 //! functions ([`unpack`], [`centred_binomial`], with their AVX2 code where the CPU has it).

@@ -8,7 +8,7 @@
 //!
 //! Eight coefficients of `w` bits fill exactly `w` bytes, whatever `w`. The widths Saber uses
 //! (13 for A and the secret key, 10 for b and b', ε_T = 3, 4, 6 for c_m, 4 for Saber+ secret keys,
-//! 1 for messages) therefore go through [`pack_groups`] / [`unpack_groups`], which move one group
+//! 1 for messages) therefore go through `pack_groups` / `unpack_groups`, which move one group
 //! of eight through one or two 64-bit words with shifts by constants (about 3 instructions per
 //! coefficient instead of a bit loop's 20–45). Other widths take the bit loop. Both are
 //! straight-line code: no branch or index depends on the coefficients or the bytes.

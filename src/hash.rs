@@ -5,7 +5,7 @@
 //! and, on x86 CPUs with AVX-512 (F and VL), one state of the crate's four-way Keccak
 //! ([`crate::keccak`]), where a four-way permutation costs less than one `keccak`-crate
 //! permutation (`BENCHMARKS.md`, "KEM on x86_64": the same hash calls take 0.81–0.83× the time).
-//! Both give the same bytes (tests in `keccak::sponge` and every KAT). [`four_way`] also tells
+//! Both give the same bytes (tests in `keccak::sponge` and every KAT). `four_way` also tells
 //! the KEM when to squeeze an operation's independent streams together (`keccak::lanes`).
 
 use sha3::{Digest, Sha3_256, Sha3_512};

@@ -1,4 +1,4 @@
-//! Polynomials of R_q = Z_{2^13}[x]/(x^256 + 1) and small secret polynomials.
+//! Polynomials of R_q = Z_{2^13}\[x\]/(x^256 + 1) and small secret polynomials.
 //!
 //! Public polynomials keep one `u16` per coefficient and use wrapping arithmetic: Saber only ever
 //! reads the low 13 (mod q) or 10 (mod p) bits, exactly as the reference code does (spec §2.4).

@@ -18,10 +18,10 @@ mod avx2;
 /// Bytes of XOF output per matrix entry (256 coefficients of 13 bits).
 pub const MATRIX_ENTRY_BYTES: usize = packed_len(EQ);
 
-/// Entries of the public matrix A, delivered in row-major order (A[0][0], A[0][1], …).
+/// Entries of the public matrix A, delivered in row-major order (`A[0][0]`, `A[0][1]`, …).
 ///
 /// Row-major order is the order of round-3 Saber's single SHAKE128 stream, so a source never has
-/// to buffer the matrix: callers that need A[i][j] only once can stream it just in time.
+/// to buffer the matrix: callers that need `A[i][j]` only once can stream it just in time.
 pub trait MatrixSource {
     /// Writes the next entry (coefficients in `[0, 2^13)`).
     fn next_entry(&mut self, out: &mut Poly);
@@ -29,11 +29,11 @@ pub trait MatrixSource {
 
 /// Matrix entries that can be generated independently, in any order (Saber+).
 pub trait RandomAccessMatrix {
-    /// Writes A[row][col].
+    /// Writes `A[row][col]`.
     fn entry(&self, row: usize, col: usize, out: &mut Poly);
 }
 
-/// Round-3 GenMatrix: A[i][j] is polynomial `i·L + j` of one SHAKE128(seed_A) stream.
+/// Round-3 GenMatrix: `A[i][j]` is polynomial `i·L + j` of one SHAKE128(seed_A) stream.
 pub struct StreamMatrix {
     xof: Shake128Xof,
 }
@@ -66,7 +66,7 @@ impl MatrixSource for StreamMatrix {
     }
 }
 
-/// Saber+ matrix: A[i][j] = SHAKE128(seed_A ‖ i ‖ j), first 416 bytes (`docs/saber-plus.md` §4.1).
+/// Saber+ matrix: `A[i][j]` = SHAKE128(seed_A ‖ i ‖ j), first 416 bytes (`docs/saber-plus.md` §4.1).
 pub struct IndexedMatrix {
     seed: [u8; 32],
     rank: usize,
@@ -120,7 +120,7 @@ pub struct SecretSegment {
 /// `bytes` holds `out.len() · μ / 8` bytes. No branch or index depends on the bytes.
 ///
 /// μ = 6, 8, 10 (the Saber parameters), with `out.len()` a multiple of 8, take
-/// [`binomial_words`] (and AVX2 where available); other arguments the per-coefficient loop.
+/// `binomial_words` (and AVX2 where available); other arguments the per-coefficient loop.
 pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
     debug_assert_eq!(bytes.len() * 8, out.len() * mu as usize);
     if out.len() & 7 != 0 {

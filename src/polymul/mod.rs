@@ -1,4 +1,4 @@
-//! Multiplication in R_q = Z_{2^13}[x]/(x^256 + 1) by a small secret: the [`PolyMul`] trait and
+//! Multiplication in R_q = Z_{2^13}\[x\]/(x^256 + 1) by a small secret: the [`PolyMul`] trait and
 //! its backends.
 //!
 //! # The contract
