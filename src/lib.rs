@@ -10,6 +10,8 @@
 extern crate std;
 
 pub mod batch;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod cpu;
 pub mod ct;
 pub mod encoding;
 pub mod error;

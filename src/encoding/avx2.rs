@@ -20,8 +20,6 @@ use core::arch::x86_64::*;
 
 use super::GROUP;
 
-cpufeatures::new!(avx2_cpuid, "avx2");
-
 /// Bytes loaded per group (one 128-bit load).
 const LOAD: usize = 16;
 
@@ -59,7 +57,7 @@ const fn shifts(w: usize) -> [u32; 8] {
 /// length in coefficients (0 without AVX2). The caller unpacks the rest.
 pub(super) fn unpack<const W: usize>(bytes: &[u8], out: &mut [u16]) -> usize {
     const { assert!(W >= 1 && W <= 14) };
-    if avx2_cpuid::get() {
+    if crate::cpu::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
         unsafe { unpack_avx2::<W>(bytes, out) }
     } else {
@@ -173,7 +171,7 @@ unsafe fn unpack_pair(
 /// a 16-byte store whose last 6 bytes the next group's store overwrites, so stores stop one
 /// group early, where the last 16 bytes would pass the end of `out`.
 pub(super) fn pack10(coeffs: &[u16], out: &mut [u8]) -> usize {
-    if avx2_cpuid::get() {
+    if crate::cpu::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
         unsafe { pack10_avx2(coeffs, out) }
     } else {

@@ -18,8 +18,6 @@ use core::arch::x86_64::*;
 
 use super::LANES;
 
-cpufeatures::new!(avx2_cpuid, "avx2");
-
 /// Proof that the CPU executes AVX2 instructions. Private field: only [`Avx2Token::detect`]
 /// creates one.
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +27,7 @@ impl Avx2Token {
     /// Some token if the CPU has AVX2 (CPUID once per process, cached by `cpufeatures`; a
     /// constant when the target enables AVX2 at compile time).
     pub(super) fn detect() -> Option<Self> {
-        avx2_cpuid::get().then_some(Self(()))
+        crate::cpu::has_avx2().then_some(Self(()))
     }
 }
 

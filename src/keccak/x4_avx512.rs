@@ -24,8 +24,6 @@ use core::arch::x86_64::*;
 
 use super::LANES;
 
-cpufeatures::new!(avx512_cpuid, "avx2", "avx512f", "avx512vl");
-
 /// Proof that the CPU executes AVX2, AVX-512F and AVX-512VL instructions. Private field: only
 /// [`Avx512Token::detect`] creates one.
 #[derive(Clone, Copy, Debug)]
@@ -35,7 +33,7 @@ impl Avx512Token {
     /// Some token if the CPU has AVX-512F and AVX-512VL (CPUID once per process, cached by
     /// `cpufeatures`).
     pub(super) fn detect() -> Option<Self> {
-        avx512_cpuid::get().then_some(Self(()))
+        crate::cpu::has_avx512_f_vl().then_some(Self(()))
     }
 }
 

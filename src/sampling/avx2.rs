@@ -20,8 +20,6 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-cpufeatures::new!(avx2_cpuid, "avx2");
-
 /// Coefficients per half register and per iteration.
 const HALF: usize = 8;
 const STEP: usize = 16;
@@ -61,7 +59,7 @@ const fn lifts(mu: usize) -> [u16; 16] {
 /// length (0 without AVX2). The caller samples the rest.
 pub(super) fn binomial<const MU: usize>(bytes: &[u8], out: &mut [i8]) -> usize {
     const { assert!(MU == 6 || MU == 8 || MU == 10) };
-    if avx2_cpuid::get() {
+    if crate::cpu::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
         unsafe { binomial_avx2::<MU>(bytes, out) }
     } else {

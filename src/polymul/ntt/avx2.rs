@@ -28,8 +28,6 @@ use core::mem::MaybeUninit;
 
 use crate::poly::{N, Poly, SecretPoly};
 
-cpufeatures::new!(avx2_cpuid, "avx2");
-
 /// Proof that the CPU executes AVX2 instructions. Private field: only [`Avx2Token::detect`]
 /// creates one.
 #[derive(Clone, Copy, Debug)]
@@ -39,7 +37,7 @@ impl Avx2Token {
     /// Detects AVX2 (CPUID once per process, cached by `cpufeatures`; a constant when the target
     /// enables AVX2 at compile time).
     pub(crate) fn detect() -> Option<Self> {
-        if avx2_cpuid::get() {
+        if crate::cpu::has_avx2() {
             Some(Self(()))
         } else {
             None

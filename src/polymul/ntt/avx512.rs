@@ -30,8 +30,6 @@ use core::mem::MaybeUninit;
 
 use crate::poly::{N, Poly, SecretPoly};
 
-cpufeatures::new!(avx512_cpuid, "avx512f", "avx512bw");
-
 /// Proof that the CPU (and the OS) execute AVX-512 F and BW instructions. Private field: only
 /// [`Avx512Token::detect`] creates one.
 #[derive(Clone, Copy, Debug)]
@@ -40,7 +38,7 @@ pub(crate) struct Avx512Token(());
 impl Avx512Token {
     /// Detects AVX-512 F and BW (CPUID once per process, cached by `cpufeatures`).
     pub(crate) fn detect() -> Option<Self> {
-        if avx512_cpuid::get() {
+        if crate::cpu::has_avx512_f_bw() {
             Some(Self(()))
         } else {
             None
