@@ -249,226 +249,149 @@ impl PolyMulPublic for NttScalar {
     }
 }
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-type Avx2Proof = avx2::Avx2Token;
+/// One SIMD path of the NTT as a backend: a type holding the proof that the CPU has the path's
+/// instructions (the path module's token; an uninhabited type off x86), with the [`PolyMul`] and
+/// [`PolyMulPublic`] implementations over the path module's kernels. Same results as
+/// [`NttScalar`], bit for bit.
+macro_rules! simd_ntt_backend {
+    ($(#[$doc:meta])* $backend:ident, $proof:ident, $path:ident :: $token:ident, $name:literal,
+     $new_doc:literal) => {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        type $proof = $path::$token;
 
-/// Uninhabited: AVX2 never exists off x86.
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-#[derive(Clone, Copy, Debug)]
-enum Avx2Proof {}
+        /// Uninhabited: these instructions never exist off x86.
+        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+        #[derive(Clone, Copy, Debug)]
+        enum $proof {}
 
-/// The AVX2 NTT backend: same results as [`NttScalar`], bit for bit. Only constructible on a CPU
-/// with AVX2.
-#[derive(Clone, Copy, Debug)]
-pub struct NttAvx2 {
-    token: Avx2Proof,
-}
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $backend {
+            token: $proof,
+        }
 
-impl NttAvx2 {
-    /// The AVX2 backend, or `None` when the CPU (or the architecture) lacks AVX2.
-    pub fn new() -> Option<Self> {
-        cfg_if::cfg_if! {
-            if #[cfg(any(target_arch = "x86", target_arch = "x86_64"))] {
-                avx2::Avx2Token::detect().map(|token| Self { token })
-            } else {
-                None
+        impl $backend {
+            #[doc = $new_doc]
+            pub fn new() -> Option<Self> {
+                cfg_if::cfg_if! {
+                    if #[cfg(any(target_arch = "x86", target_arch = "x86_64"))] {
+                        $path::$token::detect().map(|token| Self { token })
+                    } else {
+                        None
+                    }
+                }
             }
         }
-    }
-}
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl PolyMul for NttAvx2 {
-    type Prepared = NttPrepared;
-    type Accumulator = NttAccumulator;
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        impl PolyMul for $backend {
+            type Prepared = NttPrepared;
+            type Accumulator = NttAccumulator;
 
-    fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
-        NttPrepared {
-            columns: avx2::prepare(self.token, s),
-        }
-    }
+            fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
+                NttPrepared {
+                    columns: $path::prepare(self.token, s),
+                }
+            }
 
-    fn accumulator(&mut self) -> NttAccumulator {
-        NttAccumulator::ZERO
-    }
+            fn accumulator(&mut self) -> NttAccumulator {
+                NttAccumulator::ZERO
+            }
 
-    fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
-        avx2::mul_acc(self.token, &mut acc.sums, a, &s.columns);
-    }
+            fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
+                $path::mul_acc(self.token, &mut acc.sums, a, &s.columns);
+            }
 
-    fn finish(&mut self, acc: &NttAccumulator) -> Poly {
-        avx2::finish(self.token, &acc.sums)
-    }
+            fn finish(&mut self, acc: &NttAccumulator) -> Poly {
+                $path::finish(self.token, &acc.sums)
+            }
 
-    fn name(&self) -> &'static str {
-        "ntt-avx2"
-    }
-}
-
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl PolyMulPublic for NttAvx2 {
-    type PreparedPublic = NttPublic;
-
-    fn prepare_public(&mut self, a: &Poly) -> NttPublic {
-        let mut out = NttPublic { coeffs: [0; N] };
-        avx2::public_to_domain(self.token, a, &mut out.coeffs);
-        out
-    }
-
-    fn mul_acc_prepared(&mut self, acc: &mut NttAccumulator, a: &NttPublic, s: &NttPrepared) {
-        avx2::basemul_acc(self.token, &mut acc.sums, &a.coeffs, &s.columns);
-    }
-}
-
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-impl PolyMul for NttAvx2 {
-    type Prepared = NttPrepared;
-    type Accumulator = NttAccumulator;
-
-    fn prepare(&mut self, _: &SecretPoly) -> NttPrepared {
-        match self.token {}
-    }
-
-    fn accumulator(&mut self) -> NttAccumulator {
-        match self.token {}
-    }
-
-    fn mul_acc(&mut self, _: &mut NttAccumulator, _: &Poly, _: &NttPrepared) {
-        match self.token {}
-    }
-
-    fn finish(&mut self, _: &NttAccumulator) -> Poly {
-        match self.token {}
-    }
-
-    fn name(&self) -> &'static str {
-        match self.token {}
-    }
-}
-
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-impl PolyMulPublic for NttAvx2 {
-    type PreparedPublic = NttPublic;
-
-    fn prepare_public(&mut self, _: &Poly) -> NttPublic {
-        match self.token {}
-    }
-
-    fn mul_acc_prepared(&mut self, _: &mut NttAccumulator, _: &NttPublic, _: &NttPrepared) {
-        match self.token {}
-    }
-}
-
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-type Avx512Proof = avx512::Avx512Token;
-
-/// Uninhabited: AVX-512 never exists off x86.
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-#[derive(Clone, Copy, Debug)]
-enum Avx512Proof {}
-
-/// The AVX-512 NTT backend (F and BW): same results as [`NttScalar`], bit for bit, sixteen lanes
-/// per register. Only constructible on a CPU (and OS) with AVX-512 F and BW.
-#[derive(Clone, Copy, Debug)]
-pub struct NttAvx512 {
-    token: Avx512Proof,
-}
-
-impl NttAvx512 {
-    /// The AVX-512 backend, or `None` when the CPU, the OS or the architecture lacks AVX-512 F
-    /// and BW.
-    pub fn new() -> Option<Self> {
-        cfg_if::cfg_if! {
-            if #[cfg(any(target_arch = "x86", target_arch = "x86_64"))] {
-                avx512::Avx512Token::detect().map(|token| Self { token })
-            } else {
-                None
+            fn name(&self) -> &'static str {
+                $name
             }
         }
-    }
-}
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl PolyMul for NttAvx512 {
-    type Prepared = NttPrepared;
-    type Accumulator = NttAccumulator;
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        impl PolyMulPublic for $backend {
+            type PreparedPublic = NttPublic;
 
-    fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
-        NttPrepared {
-            columns: avx512::prepare(self.token, s),
+            fn prepare_public(&mut self, a: &Poly) -> NttPublic {
+                let mut out = NttPublic { coeffs: [0; N] };
+                $path::public_to_domain(self.token, a, &mut out.coeffs);
+                out
+            }
+
+            fn mul_acc_prepared(
+                &mut self,
+                acc: &mut NttAccumulator,
+                a: &NttPublic,
+                s: &NttPrepared,
+            ) {
+                $path::basemul_acc(self.token, &mut acc.sums, &a.coeffs, &s.columns);
+            }
         }
-    }
 
-    fn accumulator(&mut self) -> NttAccumulator {
-        NttAccumulator::ZERO
-    }
+        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+        impl PolyMul for $backend {
+            type Prepared = NttPrepared;
+            type Accumulator = NttAccumulator;
 
-    fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
-        avx512::mul_acc(self.token, &mut acc.sums, a, &s.columns);
-    }
+            fn prepare(&mut self, _: &SecretPoly) -> NttPrepared {
+                match self.token {}
+            }
 
-    fn finish(&mut self, acc: &NttAccumulator) -> Poly {
-        avx512::finish(self.token, &acc.sums)
-    }
+            fn accumulator(&mut self) -> NttAccumulator {
+                match self.token {}
+            }
 
-    fn name(&self) -> &'static str {
-        "ntt-avx512"
-    }
+            fn mul_acc(&mut self, _: &mut NttAccumulator, _: &Poly, _: &NttPrepared) {
+                match self.token {}
+            }
+
+            fn finish(&mut self, _: &NttAccumulator) -> Poly {
+                match self.token {}
+            }
+
+            fn name(&self) -> &'static str {
+                match self.token {}
+            }
+        }
+
+        #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+        impl PolyMulPublic for $backend {
+            type PreparedPublic = NttPublic;
+
+            fn prepare_public(&mut self, _: &Poly) -> NttPublic {
+                match self.token {}
+            }
+
+            fn mul_acc_prepared(&mut self, _: &mut NttAccumulator, _: &NttPublic, _: &NttPrepared) {
+                match self.token {}
+            }
+        }
+    };
 }
 
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl PolyMulPublic for NttAvx512 {
-    type PreparedPublic = NttPublic;
+simd_ntt_backend!(
+    /// The AVX2 NTT backend: same results as [`NttScalar`], bit for bit. Only constructible on a
+    /// CPU with AVX2.
+    NttAvx2,
+    Avx2Proof,
+    avx2::Avx2Token,
+    "ntt-avx2",
+    "The AVX2 backend, or `None` when the CPU (or the architecture) lacks AVX2."
+);
 
-    fn prepare_public(&mut self, a: &Poly) -> NttPublic {
-        let mut out = NttPublic { coeffs: [0; N] };
-        avx512::public_to_domain(self.token, a, &mut out.coeffs);
-        out
-    }
-
-    fn mul_acc_prepared(&mut self, acc: &mut NttAccumulator, a: &NttPublic, s: &NttPrepared) {
-        avx512::basemul_acc(self.token, &mut acc.sums, &a.coeffs, &s.columns);
-    }
-}
-
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-impl PolyMul for NttAvx512 {
-    type Prepared = NttPrepared;
-    type Accumulator = NttAccumulator;
-
-    fn prepare(&mut self, _: &SecretPoly) -> NttPrepared {
-        match self.token {}
-    }
-
-    fn accumulator(&mut self) -> NttAccumulator {
-        match self.token {}
-    }
-
-    fn mul_acc(&mut self, _: &mut NttAccumulator, _: &Poly, _: &NttPrepared) {
-        match self.token {}
-    }
-
-    fn finish(&mut self, _: &NttAccumulator) -> Poly {
-        match self.token {}
-    }
-
-    fn name(&self) -> &'static str {
-        match self.token {}
-    }
-}
-
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-impl PolyMulPublic for NttAvx512 {
-    type PreparedPublic = NttPublic;
-
-    fn prepare_public(&mut self, _: &Poly) -> NttPublic {
-        match self.token {}
-    }
-
-    fn mul_acc_prepared(&mut self, _: &mut NttAccumulator, _: &NttPublic, _: &NttPrepared) {
-        match self.token {}
-    }
-}
+simd_ntt_backend!(
+    /// The AVX-512 NTT backend (F and BW): same results as [`NttScalar`], bit for bit, sixteen
+    /// lanes per register. Only constructible on a CPU (and OS) with AVX-512 F and BW.
+    NttAvx512,
+    Avx512Proof,
+    avx512::Avx512Token,
+    "ntt-avx512",
+    "The AVX-512 backend, or `None` when the CPU, the OS or the architecture lacks AVX-512 F \
+     and BW."
+);
 
 /// The path [`Ntt`] picked at construction.
 #[derive(Clone, Copy, Debug)]
