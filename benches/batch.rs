@@ -1,25 +1,26 @@
 #![allow(missing_docs)]
-//! Four-way Keccak and the batch API against single operations.
+//! Multi-way Keccak and the batch API against single operations.
 //!
 //! `cargo bench --bench batch` (filter with e.g. `-- 'batch/Saber/'` or `-- keccak`).
 //!
 //! Groups:
-//! - `keccak`: one four-way permutation per path, and 3744 bytes of SHAKE128 (Saber's matrix)
-//!   four streams at a time against one stream from the `shake` crate.
-//! - `batch/<set>`: `keygen|encaps|decaps` × `single|batch1|batch4`, per backend. A batch of one
+//! - `keccak`: one multi-way permutation per path (four states; eight for `avx512x8`), and
+//!   3744 bytes of SHAKE128 (Saber's matrix) in as many streams at a time through the lane
+//!   runner, against one stream from the `shake` crate.
+//! - `batch/<set>`: `keygen|encaps|decaps` × `single|batch1|batch8`, per backend. A batch of one
 //!   differs from a single operation by the batch path's packed matrix (A squeezed whole, then
-//!   unpacked entry by entry) and, for Saber+, by its matrix entries squeezed four at a time.
-//!   Throughput is set to the number of operations, so criterion's `thrpt` line is operations
-//!   per second and its time is for the whole batch.
+//!   unpacked entry by entry), by not sharing lanes between its own streams and, for Saber+, by
+//!   its matrix entries squeezed eight at a time. Throughput is set to the number of operations,
+//!   so criterion's `thrpt` line is operations per second and its time is for the whole batch.
 //!
 //! `BATCH_RATIOS=1 cargo bench --bench batch` instead prints a table of per-operation times and
-//! ratios for the default backend, measured in interleaved rounds (single, batch of four, batch of
-//! one, then again; `BATCH_ROUNDS`, default 9), which keeps ratios meaningful on a shared machine
-//! where load changes over a run; the table shows the best round of each cell (contention only
-//! adds time), as `docs/anchors.md` §4 does. `BATCH_BACKEND=<name>`
+//! ratios for the default backend, measured in interleaved rounds (single, batch of eight, batch
+//! of one, then again; `BATCH_ROUNDS`, default 9), which keeps ratios meaningful on a shared
+//! machine where load changes over a run; the table shows the best round of each cell
+//! (contention only adds time), as `docs/anchors.md` §4 does. `BATCH_BACKEND=<name>`
 //! picks another backend of `tests/support/backends.rs`, `BATCH_SETS=Saber,Saber+` some sets,
-//! `BATCH_KECCAK=avx2|portable` a four-way Keccak other than the fastest (through the `hazmat`
-//! entry points, which take it as an argument).
+//! `BATCH_KECCAK=avx512|avx2|portable` a four-way Keccak instead of the fastest multi-way one
+//! (through the `hazmat` entry points, which take it as an argument).
 //!
 //! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID` on Linux, wall time
 //! elsewhere): the development machine is shared, and CPU time leaves out the time the thread
@@ -35,7 +36,10 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group};
 use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::batch::KeySeeds;
-use saber_kem::keccak::{KeccakX4, Shake128X4, StateX4};
+use saber_kem::keccak::lanes::{self, Job};
+use saber_kem::keccak::{KeccakX4, MultiKeccak, StateX4};
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+use saber_kem::keccak::{KeccakX8, StateX8};
 use saber_kem::{ParameterSet, PolyMul, SaberKem, Variant};
 use shake::{ExtendableOutput, Update, XofReader};
 
@@ -154,28 +158,56 @@ impl TryCryptoRng for BenchRng {}
 
 type Crit = Criterion<ThreadTime>;
 
-fn keccak(c: &mut Crit) {
-    let mut group = c.benchmark_group("keccak");
+/// Operations per batch: one group of the batch API.
+const BATCH: usize = 8;
+
+/// Every multi-way Keccak path on this CPU.
+fn keccak_paths() -> Vec<MultiKeccak> {
     #[allow(unused_mut)]
-    let mut paths = vec![KeccakX4::portable()];
+    let mut paths = vec![KeccakX4::portable().into()];
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
-        paths.extend(KeccakX4::avx2());
-        paths.extend(KeccakX4::avx512());
+        paths.extend(KeccakX4::avx2().map(MultiKeccak::from));
+        paths.extend(KeccakX4::avx512().map(MultiKeccak::from));
+        paths.extend(KeccakX8::avx512().map(MultiKeccak::X8));
     }
-    for k in &paths {
-        let mut state = StateX4::new();
-        group.throughput(Throughput::Elements(4));
-        group.bench_function(format!("f1600x4/{}", k.name()), |b| {
-            b.iter(|| k.permute(black_box(&mut state)))
-        });
-        let seeds = [[1u8; 32], [2; 32], [3; 32], [4; 32]];
-        let mut out = [[0u8; 3744]; 4];
-        group.bench_function(format!("shake128_3744/x4-{}", k.name()), |b| {
+    paths
+}
+
+fn keccak(c: &mut Crit) {
+    let mut group = c.benchmark_group("keccak");
+    for k in keccak_paths() {
+        let streams = match k {
+            MultiKeccak::X4(k) => {
+                let mut state = StateX4::new();
+                group.throughput(Throughput::Elements(4));
+                group.bench_function(format!("f1600/{}", k.name()), |b| {
+                    b.iter(|| k.permute(black_box(&mut state)))
+                });
+                4
+            }
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            MultiKeccak::X8(k) => {
+                let mut state = StateX8::new();
+                group.throughput(Throughput::Elements(8));
+                group.bench_function("f1600/avx512x8", |b| {
+                    b.iter(|| k.permute(black_box(&mut state)))
+                });
+                8
+            }
+        };
+        let seeds: [[u8; 32]; 8] = core::array::from_fn(|i| [i as u8; 32]);
+        let mut out = [[0u8; 3744]; 8];
+        group.bench_function(format!("shake128_3744/lanes-{}", k.name()), |b| {
             b.iter(|| {
-                let mut xof = Shake128X4::new(k, seeds.each_ref().map(|s| &s[..]));
-                let [o0, o1, o2, o3] = &mut out;
-                xof.squeeze(&mut [o0, o1, o2, o3]);
+                lanes::run(
+                    k,
+                    seeds
+                        .iter()
+                        .zip(out.iter_mut())
+                        .take(streams)
+                        .map(|(seed, out)| Job::shake128(seed, out)),
+                )
             })
         });
     }
@@ -210,12 +242,12 @@ fn bench_set<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: 
     group.bench_function(format!("keygen/batch1/{backend_name}"), |b| {
         b.iter(|| Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 1, _>(backend, &mut rng))
     });
-    group.throughput(Throughput::Elements(4));
-    group.bench_function(format!("keygen/batch4/{backend_name}"), |b| {
-        b.iter(|| Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, &mut rng))
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function(format!("keygen/batch{BATCH}/{backend_name}"), |b| {
+        b.iter(|| Kem::<V, L, MU, ET>::try_generate_batch_with::<_, BATCH, _>(backend, &mut rng))
     });
 
-    let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, &mut rng);
+    let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, BATCH, _>(backend, &mut rng);
     let keys = pairs.each_ref().map(|p| &p.1);
     group.throughput(Throughput::Elements(1));
     group.bench_function(format!("encaps/single/{backend_name}"), |b| {
@@ -224,13 +256,13 @@ fn bench_set<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: 
     group.bench_function(format!("encaps/batch1/{backend_name}"), |b| {
         b.iter(|| Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, [keys[0]], &mut rng))
     });
-    group.throughput(Throughput::Elements(4));
-    group.bench_function(format!("encaps/batch4/{backend_name}"), |b| {
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function(format!("encaps/batch{BATCH}/{backend_name}"), |b| {
         b.iter(|| Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, keys, &mut rng))
     });
 
     let Ok(encapsulated) = Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, keys, &mut rng);
-    let jobs: [_; 4] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
+    let jobs: [_; BATCH] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
     group.throughput(Throughput::Elements(1));
     group.bench_function(format!("decaps/single/{backend_name}"), |b| {
         b.iter(|| jobs[0].0.decapsulate_with(backend, black_box(jobs[0].1)))
@@ -238,8 +270,8 @@ fn bench_set<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: 
     group.bench_function(format!("decaps/batch1/{backend_name}"), |b| {
         b.iter(|| Kem::<V, L, MU, ET>::decapsulate_batch_with(backend, black_box([jobs[0]])))
     });
-    group.throughput(Throughput::Elements(4));
-    group.bench_function(format!("decaps/batch4/{backend_name}"), |b| {
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function(format!("decaps/batch{BATCH}/{backend_name}"), |b| {
         b.iter(|| Kem::<V, L, MU, ET>::decapsulate_batch_with(backend, black_box(jobs)))
     });
     group.finish();
@@ -297,26 +329,26 @@ mod ratios {
         xs.into_iter().fold(f64::INFINITY, f64::min)
     }
 
-    /// One table row: the best over rounds of single, batch-of-four and batch-of-one
-    /// per-operation times.
+    /// One table row: the best over rounds of single, batch and batch-of-one per-operation
+    /// times.
     fn row(
         name: &str,
         op: &str,
         rounds: usize,
         single: &mut dyn FnMut(),
-        batch4: &mut dyn FnMut(),
+        batch: &mut dyn FnMut(),
         mut batch1: Option<&mut dyn FnMut()>,
     ) {
         let clock = ThreadTime::new();
-        let (mut s, mut b4, mut b1) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut s, mut bn, mut b1) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             s.push(per_op(&clock, 1, &mut *single));
-            b4.push(per_op(&clock, 4, &mut *batch4));
+            bn.push(per_op(&clock, BATCH, &mut *batch));
             if let Some(f) = batch1.as_mut() {
                 b1.push(per_op(&clock, 1, &mut **f));
             }
         }
-        let (s, b4) = (best(s) / 1e3, best(b4) / 1e3);
+        let (s, bn) = (best(s) / 1e3, best(bn) / 1e3);
         let one = if b1.is_empty() {
             "| — | —".to_string()
         } else {
@@ -324,8 +356,8 @@ mod ratios {
             format!("| {b1:.1} | {:.2}×", s / b1)
         };
         println!(
-            "| {name} | {op} | {s:.1} | {b4:.1} | {:.2}× {one} |",
-            s / b4
+            "| {name} | {op} | {s:.1} | {bn:.1} | {:.2}× {one} |",
+            s / bn
         );
     }
 
@@ -349,11 +381,11 @@ mod ratios {
         })
     }
 
-    /// Batches run through the `hazmat` entry points, which take the four-way Keccak.
+    /// Batches run through the `hazmat` entry points, which take the multi-way Keccak.
     fn set<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
         rounds: usize,
         backend: &mut B,
-        keccak: KeccakX4,
+        keccak: MultiKeccak,
     ) where
         SaberKem<V, L, MU, ET>: ParameterSet,
     {
@@ -365,10 +397,10 @@ mod ratios {
             return;
         }
         let rng = &mut BenchRng(1);
-        let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, rng);
+        let Ok(pairs) = Kem::<V, L, MU, ET>::try_generate_batch_with::<_, BATCH, _>(backend, rng);
         let keys = pairs.each_ref().map(|p| &p.1);
         let Ok(encapsulated) = Kem::<V, L, MU, ET>::try_encapsulate_batch_with(backend, keys, rng);
-        let jobs: [_; 4] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
+        let jobs: [_; BATCH] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
 
         // The closures share the backend and RNG; each runs alone.
         let cell = std::cell::RefCell::new((backend, rng));
@@ -376,9 +408,9 @@ mod ratios {
             let (b, r) = &mut *cell.borrow_mut();
             black_box(Kem::<V, L, MU, ET>::try_generate_with(*b, *r).unwrap());
         };
-        let mut keygen4 = || {
+        let mut keygen_batch = || {
             let (b, r) = &mut *cell.borrow_mut();
-            let seeds = key_seeds::<4>(r);
+            let seeds = key_seeds::<BATCH>(r);
             black_box(Kem::<V, L, MU, ET>::generate_batch_deterministic_with(
                 *b, keccak, &seeds,
             ));
@@ -395,16 +427,16 @@ mod ratios {
             "keygen",
             rounds,
             &mut keygen1,
-            &mut keygen4,
+            &mut keygen_batch,
             Some(&mut keygen_b1),
         );
         let mut encaps1 = || {
             let (b, r) = &mut *cell.borrow_mut();
             black_box(keys[0].try_encapsulate_with(*b, *r).unwrap());
         };
-        let mut encaps4 = || {
+        let mut encaps_batch = || {
             let (b, r) = &mut *cell.borrow_mut();
-            let ms = messages::<4>(r);
+            let ms = messages::<BATCH>(r);
             black_box(Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
                 *b, keccak, keys, &ms,
             ));
@@ -424,14 +456,14 @@ mod ratios {
             "encaps",
             rounds,
             &mut encaps1,
-            &mut encaps4,
+            &mut encaps_batch,
             Some(&mut encaps_b1),
         );
         let mut decaps1 = || {
             let (b, _) = &mut *cell.borrow_mut();
             black_box(jobs[0].0.decapsulate_with(*b, black_box(jobs[0].1)));
         };
-        let mut decaps4 = || {
+        let mut decaps_batch = || {
             let (b, _) = &mut *cell.borrow_mut();
             black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
                 *b,
@@ -452,24 +484,17 @@ mod ratios {
             "decaps",
             rounds,
             &mut decaps1,
-            &mut decaps4,
+            &mut decaps_batch,
             Some(&mut decaps_b1),
         );
     }
 
-    /// The fastest four-way Keccak, or the one named by `BATCH_KECCAK`.
-    fn keccak() -> KeccakX4 {
+    /// The fastest multi-way Keccak, or the one named by `BATCH_KECCAK`.
+    fn keccak() -> MultiKeccak {
         let Ok(wanted) = std::env::var("BATCH_KECCAK") else {
-            return KeccakX4::new();
+            return MultiKeccak::new();
         };
-        #[allow(unused_mut)]
-        let mut paths = vec![KeccakX4::portable()];
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            paths.extend(KeccakX4::avx2());
-            paths.extend(KeccakX4::avx512());
-        }
-        paths
+        keccak_paths()
             .into_iter()
             .find(|k| k.name() == wanted)
             .unwrap_or_else(|| panic!("Keccak path {wanted} unknown or not on this CPU"))
@@ -490,7 +515,7 @@ mod ratios {
         );
         println!();
         println!(
-            "| set | op | single µs/op | batch of 4 µs/op | speed-up | batch of 1 µs/op | speed-up |"
+            "| set | op | single µs/op | batch of {BATCH} µs/op | speed-up | batch of 1 µs/op | speed-up |"
         );
         println!("|---|---|---:|---:|---:|---:|---:|");
         set::<Round3, B, 2, 10, 3>(rounds, backend, keccak);

@@ -1,18 +1,19 @@
 //! Batches: several key generations, encapsulations or decapsulations computed together, with
-//! their Keccak work done four states at a time ([`crate::keccak`]).
+//! their Keccak work spread over the lanes of a multi-way permutation ([`crate::keccak`]).
 //!
 //! Keccak is 60–70% of an optimised Saber operation (`docs/anchors.md` §5), and within one
 //! round-3 operation it is a chain (one SHAKE128 stream for the whole matrix), so the way to
-//! spend fewer cycles on it is to run four independent operations side by side: every SHA3-256,
-//! SHA3-512 and SHAKE128 call of a batch runs in one lane of the four-way permutation, and the
-//! polynomial arithmetic stays on the caller's [`PolyMul`] backend, one operation after the
-//! other. Batches of any size `N` are processed in groups of four. Decapsulation, which repeats
-//! encryption, is batched too.
+//! spend fewer cycles on it is to run independent operations side by side: the SHA3-256,
+//! SHA3-512 and SHAKE128 calls of a group of eight operations are jobs of the lane runner
+//! ([`crate::keccak::lanes`]), eight lanes at a time on AVX-512 ([`MultiKeccak::new`]), four with
+//! AVX2, and the polynomial arithmetic stays on the caller's [`PolyMul`] backend, one operation
+//! after the other. Batches of any size `N` are processed in groups of eight. Decapsulation,
+//! which repeats encryption, is batched too.
 //!
 //! # Equivalence
 //!
 //! Every result is byte-identical to the one-at-a-time call with the same inputs (the batch KATs
-//! in `tests/batch.rs` run all NIST records through this path, four per batch).
+//! in `tests/batch.rs` run all NIST records through this path, on every Keccak path).
 //!
 //! # Randomness
 //!
@@ -24,35 +25,35 @@
 //!
 //! # Saber+
 //!
-//! Saber+ derives every entry of A from its own XOF call (`docs/saber-plus.md` §4.1), so the
-//! entries of all operations of a group are squeezed four at a time, regardless of which
-//! operation they belong to: even a batch of one gains (its L² entries take ⌈L²/4⌉ four-way
-//! calls instead of L²). [`IndexedMatrixX4`] offers the same to the single-operation path as a
-//! [`MatrixSource`].
+//! Saber+ derives every entry of A from its own XOF call (`docs/saber-plus.md` §4.1), so every
+//! entry of every operation of a group is its own job: even a batch of one gains (its L²
+//! entries take ⌈L²/8⌉ eight-way calls instead of L²). [`IndexedMatrixX4`] offers the same,
+//! four entries at a time, to the single-operation path as a [`MatrixSource`].
 //!
 //! # Inside one operation
 //!
 //! On CPUs where a four-way permutation costs no more than a single one (AVX-512,
-//! [`crate::hash`]), the single-operation API uses the same machinery for one operation:
+//! [`crate::hash`]), the single-operation API uses the same runner for one operation:
 //! `sample_in_lanes` squeezes its matrix, its secret stream and, in decapsulation, H(ct) as
-//! jobs of [`crate::keccak::lanes`] (Saber+: each matrix entry is a job), holding the packed
+//! jobs on the four-way permutation (Saber+: each matrix entry is a job), holding the packed
 //! matrix whole; [`BatchVariant::matrix_jobs`] says how a variant's matrix comes out of SHAKE128.
-//!
+//! Four lanes, not eight: one operation has at most three streams at a time, and a four-way
+//! permutation costs less than an eight-way one.
 //!
 //! The squeezed bytes become A and the secrets through the single-operation path's own
 //! functions ([`unpack`], [`centred_binomial`], with their AVX2 code where the CPU has it).
 //!
-//! # When four-way Keccak is used
+//! # When multi-way Keccak is used
 //!
-//! Whenever a group has more than one hash of a kind to compute and the CPU has a vector
-//! implementation ([`KeccakX4::is_vectorised`]: AVX-512 or AVX2). Otherwise the hashes run one
-//! at a time through the same `sha3`/`shake` code as the single-operation API: the portable
-//! four-way permutation is no faster than four single ones (on x86-64 it is slower: four
-//! interleaved states need four times the registers; `BENCHMARKS.md`), so it buys nothing there.
+//! Whenever the CPU has a vector implementation ([`MultiKeccak::is_vectorised`]: AVX-512 or
+//! AVX2). Otherwise the hashes run one at a time through the same `sha3`/`shake` code as the
+//! single-operation API: the portable four-way permutation is no faster than four single ones
+//! (on x86-64 it is slower: four interleaved states need four times the registers;
+//! `BENCHMARKS.md`), so it buys nothing there.
 //!
 //! # Memory
 //!
-//! A group of four keeps its four matrices packed (4 × L² × 416 bytes: 26.6 KB for FireSaber),
+//! A group of eight keeps its eight matrices packed (8 × 16 × 416 bytes: 53 KB, for every set),
 //! secrets and hashes on the stack, and the whole batch's keys or ciphertexts; meant for servers.
 //! Microcontrollers should use the one-at-a-time API, which streams A.
 
@@ -64,11 +65,10 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::ct::{bytes_equal, select_into};
 use crate::encoding::unpack;
-use crate::hash::{sha3_256, sha3_512, shake128};
 use crate::keccak::lanes::{self, Function, Job};
-use crate::keccak::{KeccakX4, LANES, Shake128X4, sha3_256_x4, sha3_512_x4};
+use crate::keccak::{KeccakX4, LANES, MultiKeccak};
 use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
-use crate::params::sizes::{self, SEED_BYTES};
+use crate::params::sizes::SEED_BYTES;
 use crate::params::{ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
 use crate::pke;
 use crate::poly::{EQ, N, Poly, SecretPoly};
@@ -81,6 +81,9 @@ pub type KeyPair<P> = (DecapsulationKey<P>, EncapsulationKey<P>);
 /// A decapsulation job: the key and the ciphertext.
 pub type DecapsulationJob<'a, P> = (&'a DecapsulationKey<P>, &'a Ciphertext<P>);
 
+/// Operations per group: eight, the width of the widest multi-way permutation (AVX-512); the
+/// four-way one runs a group's jobs in two rounds of its lanes.
+const GROUP: usize = 8;
 /// Largest module rank.
 const MAX_RANK: usize = 4;
 /// Packed bytes of the largest matrix (FireSaber: 16 entries).
@@ -142,65 +145,41 @@ impl<T: AsMut<[u8]>, const K: usize> Drop for Wiped<T, K> {
     }
 }
 
-/// Up to four independent hashes of one kind: four-way when that is faster (see the module
-/// docs), otherwise one at a time with the single-operation code.
+/// Runs hash jobs: on the lanes of a vector multi-way permutation, otherwise one at a time with
+/// the single-operation code (see the module docs).
 #[derive(Clone, Copy)]
 struct Hasher {
-    keccak: KeccakX4,
-}
-
-/// `inputs` spread over the four lanes; idle lanes repeat the first input (their output is
-/// discarded).
-fn lanes<'a>(inputs: &[&'a [u8]]) -> [&'a [u8]; LANES] {
-    core::array::from_fn(|lane| *inputs.get(lane).unwrap_or(&inputs[0]))
+    keccak: MultiKeccak,
 }
 
 impl Hasher {
     fn new() -> Self {
-        Self::with(KeccakX4::new())
+        Self::with(MultiKeccak::new())
     }
 
-    fn with(keccak: KeccakX4) -> Self {
+    fn with(keccak: MultiKeccak) -> Self {
         Self { keccak }
     }
 
-    fn four_way(&self, jobs: usize) -> bool {
-        jobs > 1 && self.keccak.is_vectorised()
-    }
-
-    /// `out[i] = SHA3-256(inputs[i])`, at most four, equal lengths.
-    fn sha3_256(&self, inputs: &[&[u8]], out: &mut [[u8; 32]]) {
-        if self.four_way(inputs.len()) {
-            let digests = Wiped(sha3_256_x4(&self.keccak, lanes(inputs)));
-            out.copy_from_slice(&digests[..out.len()]);
-        } else {
-            for (o, input) in out.iter_mut().zip(inputs) {
-                *o = sha3_256(&[input]);
-            }
+    /// The hasher for a group of `count` operations: four AVX-512 lanes instead of eight for
+    /// groups of up to four (an eight-way permutation costs more than a four-way one, and its
+    /// extra lanes would idle).
+    fn for_group(self, count: usize) -> Self {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let (MultiKeccak::X8(_), true, Some(keccak)) =
+            (self.keccak, count <= LANES, KeccakX4::avx512())
+        {
+            return Self::with(keccak.into());
         }
+        let _ = count;
+        self
     }
 
-    /// `out[i] = SHA3-512(inputs[i])`, at most four, equal lengths.
-    fn sha3_512(&self, inputs: &[&[u8]], out: &mut [[u8; 64]]) {
-        if self.four_way(inputs.len()) {
-            let digests = Wiped(sha3_512_x4(&self.keccak, lanes(inputs)));
-            out.copy_from_slice(&digests[..out.len()]);
+    fn run<'a>(&self, jobs: impl IntoIterator<Item = Job<'a>>) {
+        if self.keccak.is_vectorised() {
+            lanes::run(self.keccak, jobs);
         } else {
-            for (o, input) in out.iter_mut().zip(inputs) {
-                *o = sha3_512(&[input]);
-            }
-        }
-    }
-
-    /// `out[i]` = the first `out[i].len()` bytes of SHAKE128(inputs[i]), at most four, equal
-    /// lengths.
-    fn shake128(&self, inputs: &[&[u8]], out: &mut [&mut [u8]]) {
-        if self.four_way(inputs.len()) {
-            Shake128X4::new(&self.keccak, lanes(inputs)).squeeze(out);
-        } else {
-            for (o, input) in out.iter_mut().zip(inputs) {
-                shake::XofReader::read(&mut shake128(&[input]), o);
-            }
+            lanes::run_alone(jobs);
         }
     }
 }
@@ -208,25 +187,18 @@ impl Hasher {
 /// The variant-specific parts of the multi-way Keccak paths: how A and the secrets come out of
 /// SHAKE128. A supertrait of [`Variant`], implemented for both variants and sealed.
 pub trait BatchVariant: crate::params::sealed::Sealed {
-    /// Writes the packed matrix (row-major, 416 bytes per entry) of each seed into the
-    /// matching output (`rank² · 416` bytes each); at most four seeds.
+    /// The lane jobs that write the packed matrix of `seed` (row-major, `rank² · 416` bytes)
+    /// into `out`.
     #[doc(hidden)]
-    fn matrices(keccak: &KeccakX4, seeds: &[[u8; 32]], rank: usize, out: &mut [&mut [u8]]);
+    fn matrix_jobs<'a>(
+        seed: &'a [u8; 32],
+        rank: usize,
+        out: &'a mut [u8],
+    ) -> impl Iterator<Item = Job<'a>>;
 
     /// The SHAKE128(seed) byte ranges GenSecret reads, in coefficient order.
     #[doc(hidden)]
     fn secret_segments(rank: usize, mu: usize) -> SegmentList;
-
-    /// The lane jobs that write the packed matrix of `seed` (row-major, `rank² · 416` bytes)
-    /// into `out`, given to `push` one by one; `indices[k]` is entry k's (row, column).
-    #[doc(hidden)]
-    fn matrix_jobs<'a>(
-        seed: &'a [u8; 32],
-        indices: &'a [[u8; 2]; MAX_RANK * MAX_RANK],
-        rank: usize,
-        out: &'a mut [u8],
-        push: impl FnMut(Job<'a>),
-    );
 }
 
 /// At most four [`SecretSegment`]s.
@@ -251,30 +223,13 @@ impl SegmentList {
 }
 
 impl BatchVariant for Round3 {
-    /// One SHAKE128(seed_A) stream per operation: the four streams run in the four lanes.
-    fn matrices(keccak: &KeccakX4, seeds: &[[u8; 32]], rank: usize, out: &mut [&mut [u8]]) {
-        let inputs: [&[u8]; LANES] =
-            core::array::from_fn(|lane| &seeds[lane.min(seeds.len() - 1)][..]);
-        debug_assert!(
-            out.iter()
-                .all(|o| o.len() == rank * rank * MATRIX_ENTRY_BYTES)
-        );
-        Hasher { keccak: *keccak }.shake128(&inputs[..seeds.len()], out);
-    }
-
     /// One stream for the whole matrix.
     fn matrix_jobs<'a>(
         seed: &'a [u8; 32],
-        _indices: &'a [[u8; 2]; MAX_RANK * MAX_RANK],
         _rank: usize,
         out: &'a mut [u8],
-        mut push: impl FnMut(Job<'a>),
-    ) {
-        push(Job {
-            function: Function::Shake128,
-            input: [seed, &[]],
-            output: out,
-        });
+    ) -> impl Iterator<Item = Job<'a>> {
+        core::iter::once(Job::shake128(seed, out))
     }
 
     /// Polynomial i reads bytes [i·32μ, (i+1)·32μ) (spec §2.4.2).
@@ -291,55 +246,19 @@ impl BatchVariant for Round3 {
 }
 
 impl BatchVariant for Plus {
-    /// A[i][j] = SHAKE128(seed_A ‖ i ‖ j): the `seeds.len() · rank²` entries are independent,
-    /// so they are squeezed four at a time in row-major order, operation after operation.
-    fn matrices(keccak: &KeccakX4, seeds: &[[u8; 32]], rank: usize, out: &mut [&mut [u8]]) {
-        let hasher = Hasher { keccak: *keccak };
-        let inputs = seeds.iter().flat_map(|seed| {
-            (0..rank).flat_map(move |row| (0..rank).map(move |col| entry_input(seed, row, col)))
-        });
-        let entries = out
-            .iter_mut()
-            .flat_map(|matrix| matrix.chunks_exact_mut(MATRIX_ENTRY_BYTES));
-        let mut group_inputs = [[0u8; 34]; LANES];
-        let mut group_outputs: [Option<&mut [u8]>; LANES] = [None, None, None, None];
-        let mut filled = 0;
-        for (input, entry) in inputs.zip(entries) {
-            group_inputs[filled] = input;
-            group_outputs[filled] = Some(entry);
-            filled += 1;
-            if filled == LANES {
-                squeeze_entries(&hasher, &group_inputs, &mut group_outputs);
-                filled = 0;
-            }
-        }
-        if filled > 0 {
-            squeeze_entries(
-                &hasher,
-                &group_inputs[..filled],
-                &mut group_outputs[..filled],
-            );
-        }
-    }
-
-    /// One stream per entry: SHAKE128(seed_A ‖ i ‖ j).
+    /// One stream per entry: A[i][j] = SHAKE128(seed_A ‖ i ‖ j) (`docs/saber-plus.md` §4.1).
     fn matrix_jobs<'a>(
         seed: &'a [u8; 32],
-        indices: &'a [[u8; 2]; MAX_RANK * MAX_RANK],
         rank: usize,
         out: &'a mut [u8],
-        mut push: impl FnMut(Job<'a>),
-    ) {
-        for (entry, index) in out
-            .chunks_exact_mut(MATRIX_ENTRY_BYTES)
-            .zip(&indices[..rank * rank])
-        {
-            push(Job {
+    ) -> impl Iterator<Item = Job<'a>> {
+        out.chunks_exact_mut(MATRIX_ENTRY_BYTES)
+            .zip(&ENTRY_INDICES[rank][..rank * rank])
+            .map(move |(entry, index)| Job {
                 function: Function::Shake128,
                 input: [seed, index],
                 output: entry,
-            });
-        }
+            })
     }
 
     fn secret_segments(rank: usize, _mu: usize) -> SegmentList {
@@ -356,27 +275,37 @@ impl BatchVariant for Plus {
     }
 }
 
-/// The XOF input of Saber+'s A[row][col]: seed_A ‖ row ‖ col.
-fn entry_input(seed: &[u8; 32], row: usize, col: usize) -> [u8; 34] {
-    let mut input = [0u8; 34];
-    input[..32].copy_from_slice(seed);
-    // Indices are single bytes in the spec; rank <= 4 keeps them exact.
-    input[32] = row as u8;
-    input[33] = col as u8;
-    input
-}
+/// `ENTRY_INDICES[rank][k]` = (row, column) of entry k of a row-major `rank × rank` matrix, as
+/// the two index bytes of Saber+'s XOF input.
+const ENTRY_INDICES: [[[u8; 2]; MAX_RANK * MAX_RANK]; MAX_RANK + 1] = {
+    let mut table = [[[0u8; 2]; MAX_RANK * MAX_RANK]; MAX_RANK + 1];
+    let mut rank = 1;
+    while rank <= MAX_RANK {
+        let mut row = 0;
+        while row < rank {
+            let mut col = 0;
+            while col < rank {
+                // Indices are single bytes in the spec; rank <= 4 keeps them exact.
+                table[rank][row * rank + col] = [row as u8, col as u8];
+                col += 1;
+            }
+            row += 1;
+        }
+        rank += 1;
+    }
+    table
+};
 
 /// Saber+'s matrix A for one operation, squeezed four entries at a time in row-major order: a
-/// drop-in [`MatrixSource`] for the single-operation path (`Plus::Matrix`) on CPUs with AVX2,
+/// drop-in [`MatrixSource`] for the single-operation path (`Plus::Matrix`) on x86 CPUs,
 /// holding up to four packed entries (1.6 KB) where `IndexedMatrix` holds none. Same entries
 /// as [`IndexedMatrix`](crate::sampling::IndexedMatrix).
 pub struct IndexedMatrixX4 {
     hasher: Hasher,
     seed: [u8; 32],
     rank: usize,
-    /// Row and column of the next entry to squeeze.
-    row: usize,
-    col: usize,
+    /// Index of the next entry to squeeze (row-major).
+    next: usize,
     buffered: [[u8; MATRIX_ENTRY_BYTES]; LANES],
     available: usize,
     used: usize,
@@ -386,11 +315,10 @@ impl IndexedMatrixX4 {
     /// Row-major iteration over the `rank × rank` matrix for `seed_a`.
     pub fn new(seed_a: &[u8; 32], rank: usize) -> Self {
         Self {
-            hasher: Hasher::new(),
+            hasher: Hasher::with(KeccakX4::new().into()),
             seed: *seed_a,
             rank,
-            row: 0,
-            col: 0,
+            next: 0,
             buffered: [[0; MATRIX_ENTRY_BYTES]; LANES],
             available: 0,
             used: 0,
@@ -399,20 +327,20 @@ impl IndexedMatrixX4 {
 
     /// Squeezes the next (up to) four entries.
     fn refill(&mut self) {
-        let mut inputs = [[0u8; 34]; LANES];
-        let mut count = 0;
-        while count < LANES && self.row < self.rank {
-            inputs[count] = entry_input(&self.seed, self.row, self.col);
-            count += 1;
-            self.col += 1;
-            if self.col == self.rank {
-                self.col = 0;
-                self.row += 1;
-            }
-        }
-        let inputs: [&[u8]; LANES] = core::array::from_fn(|lane| &inputs[lane][..]);
-        let mut views = self.buffered.each_mut().map(|b| &mut b[..]);
-        self.hasher.shake128(&inputs[..count], &mut views[..count]);
+        let count = (self.rank * self.rank - self.next).min(LANES);
+        let indices = &ENTRY_INDICES[self.rank][self.next..self.next + count];
+        let seed = &self.seed;
+        self.hasher.run(
+            self.buffered
+                .iter_mut()
+                .zip(indices)
+                .map(|(entry, index)| Job {
+                    function: Function::Shake128,
+                    input: [seed, index],
+                    output: entry,
+                }),
+        );
+        self.next += count;
         self.available = count;
         self.used = 0;
     }
@@ -428,20 +356,6 @@ impl MatrixSource for IndexedMatrixX4 {
     }
 }
 
-/// One Saber+ group: up to four matrix entries, each SHAKE128 of its 34-byte input.
-fn squeeze_entries(hasher: &Hasher, inputs: &[[u8; 34]], outputs: &mut [Option<&mut [u8]>]) {
-    let inputs: [&[u8]; LANES] =
-        core::array::from_fn(|lane| &inputs[lane.min(inputs.len() - 1)][..]);
-    let mut buffers = [[0u8; MATRIX_ENTRY_BYTES]; LANES];
-    let mut views = buffers.each_mut().map(|b| &mut b[..]);
-    hasher.shake128(&inputs[..outputs.len()], &mut views[..outputs.len()]);
-    for (out, buffer) in outputs.iter_mut().zip(buffers.iter()) {
-        if let Some(out) = out.take() {
-            out.copy_from_slice(buffer);
-        }
-    }
-}
-
 /// A matrix held packed (row-major, 416 bytes per entry), read entry by entry.
 struct PackedMatrix<'a> {
     bytes: &'a [u8],
@@ -452,22 +366,6 @@ impl MatrixSource for PackedMatrix<'_> {
         let (entry, rest) = self.bytes.split_at(MATRIX_ENTRY_BYTES);
         unpack(entry, EQ, &mut out.coeffs);
         self.bytes = rest;
-    }
-}
-
-/// GenSecret for up to four seeds: the streams in the four lanes, then β_μ on each segment.
-fn sample_secrets<V: Variant, const L: usize, const MU: usize>(
-    hasher: &Hasher,
-    seeds: &[&[u8]],
-    out: &mut [[SecretPoly; L]],
-) {
-    let segments = V::secret_segments(L, MU);
-    let len = segments.stream_len(MU);
-    let mut streams = Wiped([[0u8; MAX_SECRET_STREAM]; LANES]);
-    let mut views = streams.each_mut().map(|s| &mut s[..len]);
-    hasher.shake128(seeds, &mut views[..seeds.len()]);
-    for (secret, stream) in out.iter_mut().zip(streams.iter()) {
-        secret_from_stream::<MU>(&segments, stream, secret);
     }
 }
 
@@ -502,37 +400,17 @@ fn sample_in_lanes<V: Variant, const L: usize, const MU: usize>(
     matrix: &mut [u8],
     secret: &mut [SecretPoly; L],
 ) {
-    // Entry (row, col) of the row-major matrix is job row·L + col.
-    let mut indices = [[0u8; 2]; MAX_RANK * MAX_RANK];
-    for row in 0..L {
-        for col in 0..L {
-            indices[row * L + col] = [row as u8, col as u8];
-        }
-    }
     let segments = V::secret_segments(L, MU);
     let mut stream = Wiped([[0u8; MAX_SECRET_STREAM]; 1]);
-    {
-        let mut jobs: [Option<Job<'_>>; MAX_RANK * MAX_RANK + 2] =
-            [const { None }; MAX_RANK * MAX_RANK + 2];
-        let mut count = 0;
-        V::matrix_jobs(seed_a, &indices, L, matrix, |job| {
-            jobs[count] = Some(job);
-            count += 1;
-        });
-        jobs[count] = Some(Job {
-            function: Function::Shake128,
-            input: [seed_s, &[]],
-            output: &mut stream[0][..segments.stream_len(MU)],
-        });
-        if let Some((input, digest)) = also {
-            jobs[count + 1] = Some(Job {
-                function: Function::Sha3_256,
-                input: [input, &[]],
-                output: digest,
-            });
-        }
-        lanes::run(keccak, &mut jobs);
-    }
+    lanes::run(
+        keccak,
+        V::matrix_jobs(seed_a, L, matrix)
+            .chain([Job::shake128(
+                seed_s,
+                &mut stream[0][..segments.stream_len(MU)],
+            )])
+            .chain(also.map(|(input, digest)| Job::sha3_256(input, digest))),
+    );
     secret_from_stream::<MU>(&segments, &stream[0], secret);
 }
 
@@ -579,11 +457,6 @@ pub(crate) fn encrypt_in_lanes<
     pke::encrypt_from::<B, _, L, ET>(backend, &mut source, &secret, m, pk, ct);
 }
 
-/// Four secret vectors, wiped on drop (each polynomial is).
-fn zero_secrets<const L: usize>() -> [[SecretPoly; L]; LANES] {
-    core::array::from_fn(|_| core::array::from_fn(|_| SecretPoly::ZERO))
-}
-
 /// The public seed of A at the end of a public key.
 fn public_seed(pk: &[u8]) -> [u8; 32] {
     let mut seed = [0u8; 32];
@@ -591,152 +464,207 @@ fn public_seed(pk: &[u8]) -> [u8; 32] {
     seed
 }
 
-/// Packed matrices for up to four seeds, in `buffers`.
-fn sample_matrices<'b, V: Variant, const L: usize>(
-    hasher: &Hasher,
-    seeds: &[[u8; 32]],
-    buffers: &'b mut [[u8; MAX_MATRIX_BYTES]; LANES],
-) -> [&'b [u8]; LANES] {
-    let len = L * L * MATRIX_ENTRY_BYTES;
-    let mut views = buffers.each_mut().map(|b| &mut b[..len]);
-    V::matrices(&hasher.keccak, seeds, L, &mut views[..seeds.len()]);
-    views.map(|v| &*v)
+/// The XOF outputs a group's PKE steps need: each operation's secret vector and packed matrix.
+/// One per batch call, refilled by each group (53 KB of matrices: built once, not per group).
+struct Sampled<const L: usize> {
+    secrets: [[SecretPoly; L]; GROUP],
+    matrices: [[u8; MAX_MATRIX_BYTES]; GROUP],
 }
 
-/// Concatenations `a[i] ‖ b[i]` of 32-byte strings, wiped on drop.
-fn concat(a: &[[u8; 32]], b: &[[u8; 32]]) -> Wiped<[u8; 64], LANES> {
-    let mut out = Wiped([[0u8; 64]; LANES]);
-    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
-        o[..32].copy_from_slice(x);
-        o[32..].copy_from_slice(y);
+impl<const L: usize> Sampled<L> {
+    fn new() -> Self {
+        Self {
+            secrets: core::array::from_fn(|_| pke::zero_secret::<L>()),
+            matrices: [[0u8; MAX_MATRIX_BYTES]; GROUP],
+        }
     }
-    out
+
+    /// Operation i's secret from SHAKE128(`secret_seeds[i]`) and matrix from
+    /// SHAKE128(`matrix_seeds[i]`), squeezed in one job list: the short secret streams first,
+    /// then the matrices, so lanes stay busy until the end.
+    fn fill<V: Variant, const MU: usize>(
+        &mut self,
+        hasher: &Hasher,
+        secret_seeds: &[&[u8]],
+        matrix_seeds: &[[u8; 32]],
+    ) {
+        let segments = V::secret_segments(L, MU);
+        let stream_len = segments.stream_len(MU);
+        let matrix_len = L * L * MATRIX_ENTRY_BYTES;
+        let mut streams = Wiped([[0u8; MAX_SECRET_STREAM]; GROUP]);
+        hasher.run(
+            secret_seeds
+                .iter()
+                .zip(streams.iter_mut())
+                .map(|(seed, stream)| Job::shake128(seed, &mut stream[..stream_len]))
+                .chain(
+                    matrix_seeds
+                        .iter()
+                        .zip(self.matrices.iter_mut())
+                        .flat_map(|(seed, matrix)| {
+                            V::matrix_jobs(seed, L, &mut matrix[..matrix_len])
+                        }),
+                ),
+        );
+        for (secret, stream) in self
+            .secrets
+            .iter_mut()
+            .zip(streams.iter())
+            .take(secret_seeds.len())
+        {
+            secret_from_stream::<MU>(&segments, stream, secret);
+        }
+    }
+
+    /// Operation `i`'s matrix, as the PKE reads it.
+    fn matrix(&self, i: usize) -> PackedMatrix<'_> {
+        PackedMatrix {
+            bytes: &self.matrices[i][..L * L * MATRIX_ENTRY_BYTES],
+        }
+    }
 }
 
-fn as_slices<const LEN: usize>(items: &[[u8; LEN]]) -> [&[u8]; LANES] {
-    core::array::from_fn(|lane| items.get(lane).map_or(&[][..], |x| &x[..]))
-}
-
-/// Key generation for up to four operations.
+/// Key generation for up to [`GROUP`] operations, into `pairs` (one per seed).
 fn keygen_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
+    sampled: &mut Sampled<L>,
     seeds: &[KeySeeds],
-    pks: &mut [<SaberKem<V, L, MU, ET> as ParameterSet>::PublicKeyBytes],
-    sks: &mut [<SaberKem<V, L, MU, ET> as ParameterSet>::SecretKeyBytes],
+    pairs: &mut [KeyPair<SaberKem<V, L, MU, ET>>],
 ) where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
-    let count = seeds.len();
+    let hasher = hasher.for_group(seeds.len());
     // seed_A is hashed so that raw RNG output never appears in the public key (§2.5.1).
-    let raw_seeds: [&[u8]; LANES] = core::array::from_fn(|i| &seeds[i.min(count - 1)].seed_a[..]);
-    let mut seeds_a = [[0u8; 32]; LANES];
-    let mut views_a = seeds_a.each_mut().map(|s| &mut s[..]);
-    hasher.shake128(&raw_seeds[..count], &mut views_a[..count]);
-
-    let secret_seeds: [&[u8]; LANES] =
-        core::array::from_fn(|i| &seeds[i.min(count - 1)].seed_s[..]);
-    let mut secrets = zero_secrets::<L>();
-    sample_secrets::<V, L, MU>(hasher, &secret_seeds[..count], &mut secrets[..count]);
-
-    let mut matrix_buffers = [[0u8; MAX_MATRIX_BYTES]; LANES];
-    let matrices = sample_matrices::<V, L>(hasher, &seeds_a[..count], &mut matrix_buffers);
-
-    let cpa_len = sizes::secret_cpa::<V>(L);
-    let pk_len = sizes::public_key(L);
-    for i in 0..count {
-        let pk = pks[i].as_mut();
-        let sk = sks[i].as_mut();
-        let (sk_cpa, rest) = sk.split_at_mut(cpa_len);
-        let mut matrix = PackedMatrix { bytes: matrices[i] };
-        pke::keygen_from::<V, B, _, L>(backend, &mut matrix, &secrets[i], &seeds_a[i], pk, sk_cpa);
-        rest[..pk_len].copy_from_slice(pk);
+    let mut seeds_a = [[0u8; 32]; GROUP];
+    hasher.run(
+        seeds
+            .iter()
+            .zip(seeds_a.iter_mut())
+            .map(|(seeds, out)| Job::shake128(&seeds.seed_a, out)),
+    );
+    let secret_seeds: [&[u8]; GROUP] =
+        core::array::from_fn(|i| seeds.get(i).map_or(&[][..], |s| &s.seed_s[..]));
+    sampled.fill::<V, MU>(
+        &hasher,
+        &secret_seeds[..seeds.len()],
+        &seeds_a[..seeds.len()],
+    );
+    for (i, (dk, ek)) in pairs.iter_mut().enumerate() {
+        pke::keygen_from::<V, B, _, L>(
+            backend,
+            &mut sampled.matrix(i),
+            &sampled.secrets[i],
+            &seeds_a[i],
+            ek.bytes.as_mut(),
+            dk.secret.as_mut(),
+        );
+        dk.ek.bytes.as_mut().copy_from_slice(ek.bytes.as_ref());
     }
-
-    let pk_views: [&[u8]; LANES] = core::array::from_fn(|i| pks[i.min(count - 1)].as_ref());
-    let mut hpk = [[0u8; 32]; LANES];
-    hasher.sha3_256(&pk_views[..count], &mut hpk[..count]);
-    for ((sk, h), seed) in sks.iter_mut().zip(hpk.iter()).zip(seeds) {
-        let tail = &mut sk.as_mut()[cpa_len + pk_len..];
-        tail[..32].copy_from_slice(h);
-        tail[32..].copy_from_slice(&seed.z);
+    // The rest of sk: H(pk) and z.
+    hasher.run(
+        pairs
+            .iter_mut()
+            .map(|(dk, ek)| Job::sha3_256(ek.bytes.as_ref(), &mut dk.hpk)),
+    );
+    for ((dk, _), seeds) in pairs.iter_mut().zip(seeds) {
+        dk.z = seeds.z;
     }
 }
 
-/// Encapsulation for up to four operations; `ms` are the raw 32-byte random inputs.
+/// Encapsulation for up to [`GROUP`] operations, into `out` (one per key); `ms` are the raw
+/// 32-byte random inputs.
 fn encapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
+    sampled: &mut Sampled<L>,
     keys: &[&EncapsulationKey<SaberKem<V, L, MU, ET>>],
     ms: &[[u8; 32]],
-    cts: &mut [<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes],
-    shared: &mut [[u8; 32]],
+    out: &mut [(Ciphertext<SaberKem<V, L, MU, ET>>, SharedSecret)],
 ) where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     let count = keys.len();
+    let hasher = hasher.for_group(count);
     // m = H(randomness) keeps raw RNG output out of the protocol (§2.6.2).
-    let mut messages = Wiped([[0u8; 32]; LANES]);
-    hasher.sha3_256(&as_slices(ms)[..count], &mut messages[..count]);
-    let pk_views: [&[u8]; LANES] = core::array::from_fn(|i| keys[i.min(count - 1)].as_bytes());
-    let mut hpk = [[0u8; 32]; LANES];
-    hasher.sha3_256(&pk_views[..count], &mut hpk[..count]);
+    let mut messages = Wiped([[0u8; 32]; GROUP]);
+    let mut hpk = [[0u8; 32]; GROUP];
+    hasher.run(
+        keys.iter()
+            .zip(hpk.iter_mut())
+            .map(|(key, h)| Job::sha3_256(key.as_bytes(), h))
+            .chain(
+                ms.iter()
+                    .zip(messages.iter_mut())
+                    .map(|(m, out)| Job::sha3_256(m, out)),
+            ),
+    );
     // (K̂, r) = G(m ‖ H(pk))
-    let g_inputs = concat(&messages[..count], &hpk[..count]);
-    let mut kr = Wiped([[0u8; 64]; LANES]);
-    hasher.sha3_512(&as_slices(&g_inputs[..count])[..count], &mut kr[..count]);
+    let mut kr = Wiped([[0u8; 64]; GROUP]);
+    hasher.run(
+        messages
+            .iter()
+            .zip(&hpk)
+            .zip(kr.iter_mut())
+            .take(count)
+            .map(|((m, h), kr)| Job::sha3_512_of([m, h], kr)),
+    );
 
-    let coins: [&[u8]; LANES] = core::array::from_fn(|i| &kr[i][32..]);
-    let mut secrets = zero_secrets::<L>();
-    sample_secrets::<V, L, MU>(hasher, &coins[..count], &mut secrets[..count]);
-    let seeds_a: [[u8; 32]; LANES] = core::array::from_fn(|i| public_seed(pk_views[i]));
-    let mut matrix_buffers = [[0u8; MAX_MATRIX_BYTES]; LANES];
-    let matrices = sample_matrices::<V, L>(hasher, &seeds_a[..count], &mut matrix_buffers);
-
-    for i in 0..count {
-        let mut matrix = PackedMatrix { bytes: matrices[i] };
+    let coins: [&[u8]; GROUP] = core::array::from_fn(|i| &kr[i][32..]);
+    let seeds_a: [[u8; 32]; GROUP] =
+        core::array::from_fn(|i| keys.get(i).map_or([0; 32], |k| public_seed(k.as_bytes())));
+    sampled.fill::<V, MU>(&hasher, &coins[..count], &seeds_a[..count]);
+    for (i, (key, (ct, _))) in keys.iter().zip(out.iter_mut()).enumerate() {
         pke::encrypt_from::<B, _, L, ET>(
             backend,
-            &mut matrix,
-            &secrets[i],
+            &mut sampled.matrix(i),
+            &sampled.secrets[i],
             &messages[i],
-            pk_views[i],
-            cts[i].as_mut(),
+            key.as_bytes(),
+            ct.bytes.as_mut(),
         );
     }
-    finish_shared_secrets(hasher, &kr, cts, shared);
+    let mut hct = [[0u8; 32]; GROUP];
+    hasher.run(
+        out.iter()
+            .zip(hct.iter_mut())
+            .map(|((ct, _), h)| Job::sha3_256(ct.as_bytes(), h)),
+    );
+    finish_shared_secrets(
+        &hasher,
+        &kr,
+        &hct,
+        out.iter_mut().map(|(_, shared)| &mut shared.0),
+    );
 }
 
-/// K = H(K̂ ‖ H(ct)) for up to four operations, K̂ the first half of `kr[i]`.
-fn finish_shared_secrets<C: ByteArray>(
+/// K = H(K̂ ‖ H(ct)) into each of `shared`, K̂ the first half of `kr[i]`.
+fn finish_shared_secrets<'a>(
     hasher: &Hasher,
-    kr: &[[u8; 64]; LANES],
-    cts: &[C],
-    shared: &mut [[u8; 32]],
+    kr: &[[u8; 64]; GROUP],
+    hct: &[[u8; 32]; GROUP],
+    shared: impl Iterator<Item = &'a mut [u8; 32]>,
 ) {
-    let count = cts.len();
-    let ct_views: [&[u8]; LANES] = core::array::from_fn(|i| cts[i.min(count - 1)].as_ref());
-    let mut hct = [[0u8; 32]; LANES];
-    hasher.sha3_256(&ct_views[..count], &mut hct[..count]);
-    let mut k_hat = Wiped([[0u8; 32]; LANES]);
-    for (k, kr) in k_hat.iter_mut().zip(kr.iter()) {
-        k.copy_from_slice(&kr[..32]);
-    }
-    let final_inputs = concat(&k_hat[..count], &hct[..count]);
-    hasher.sha3_256(&as_slices(&final_inputs[..count])[..count], shared);
+    hasher.run(
+        kr.iter()
+            .zip(hct)
+            .zip(shared)
+            .map(|((kr, h), k)| Job::sha3_256_of([&kr[..32], h], k)),
+    );
 }
 
-/// Decapsulation for up to four operations.
+/// Decapsulation for up to [`GROUP`] operations, into `shared` (one per pair).
 fn decapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
+    sampled: &mut Sampled<L>,
     pairs: &[DecapsulationJob<'_, SaberKem<V, L, MU, ET>>],
-    shared: &mut [[u8; 32]],
+    shared: &mut [SharedSecret],
 ) where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
-    let count = pairs.len();
-    let mut messages = Wiped([[0u8; 32]; LANES]);
+    let hasher = hasher.for_group(pairs.len());
+    let mut messages = Wiped([[0u8; 32]; GROUP]);
     for ((dk, ct), message) in pairs.iter().zip(messages.iter_mut()) {
         let mut s = pke::zero_secret::<L>();
         for (s_i, bytes) in s
@@ -748,51 +676,59 @@ fn decapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, co
         }
         *message = pke::decrypt::<B, L, ET>(backend, &s, ct.as_bytes());
     }
-    let hpk: [[u8; 32]; LANES] = core::array::from_fn(|i| pairs[i.min(count - 1)].0.hpk);
-    let g_inputs = concat(&messages[..count], &hpk[..count]);
-    let mut kr = Wiped([[0u8; 64]; LANES]);
-    hasher.sha3_512(&as_slices(&g_inputs[..count])[..count], &mut kr[..count]);
+    // (K̂', r') = G(m' ‖ H(pk)), and H(c) of the received ciphertext for the final hash.
+    let mut kr = Wiped([[0u8; 64]; GROUP]);
+    let mut hct = [[0u8; 32]; GROUP];
+    hasher.run(
+        pairs
+            .iter()
+            .zip(hct.iter_mut())
+            .map(|((_, ct), h)| Job::sha3_256(ct.as_bytes(), h))
+            .chain(
+                pairs
+                    .iter()
+                    .zip(messages.iter())
+                    .zip(kr.iter_mut())
+                    .map(|(((dk, _), m), kr)| Job::sha3_512_of([m, &dk.hpk], kr)),
+            ),
+    );
 
-    let coins: [&[u8]; LANES] = core::array::from_fn(|i| &kr[i][32..]);
-    let mut secrets = zero_secrets::<L>();
-    sample_secrets::<V, L, MU>(hasher, &coins[..count], &mut secrets[..count]);
-    let pk_views: [&[u8]; LANES] =
-        core::array::from_fn(|i| pairs[i.min(count - 1)].0.ek.as_bytes());
-    let seeds_a: [[u8; 32]; LANES] = core::array::from_fn(|i| public_seed(pk_views[i]));
-    let mut matrix_buffers = [[0u8; MAX_MATRIX_BYTES]; LANES];
-    let matrices = sample_matrices::<V, L>(hasher, &seeds_a[..count], &mut matrix_buffers);
+    let coins: [&[u8]; GROUP] = core::array::from_fn(|i| &kr[i][32..]);
+    let seeds_a: [[u8; 32]; GROUP] = core::array::from_fn(|i| {
+        pairs
+            .get(i)
+            .map_or([0; 32], |(dk, _)| public_seed(dk.ek.as_bytes()))
+    });
+    sampled.fill::<V, MU>(&hasher, &coins[..pairs.len()], &seeds_a[..pairs.len()]);
 
-    let cts: [<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes; LANES] =
-        core::array::from_fn(|i| pairs[i.min(count - 1)].1.bytes.clone());
-    for i in 0..count {
+    for (i, (dk, ct)) in pairs.iter().enumerate() {
         let mut reencrypted =
             Wiped([<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes::zeroed()]);
         let reencrypted = &mut reencrypted[0];
-        let mut matrix = PackedMatrix { bytes: matrices[i] };
         pke::encrypt_from::<B, _, L, ET>(
             backend,
-            &mut matrix,
-            &secrets[i],
+            &mut sampled.matrix(i),
+            &sampled.secrets[i],
             &messages[i],
-            pk_views[i],
+            dk.ek.as_bytes(),
             reencrypted.as_mut(),
         );
         // Implicit rejection: K̂ = z on any mismatch, selected without a branch.
-        let mismatch: Choice = !bytes_equal(cts[i].as_ref(), reencrypted.as_ref());
+        let mismatch: Choice = !bytes_equal(ct.as_bytes(), reencrypted.as_ref());
         let mut k_hat = [0u8; 32];
         k_hat.copy_from_slice(&kr[i][..32]);
-        select_into(&mut k_hat, &pairs[i].0.z, mismatch);
+        select_into(&mut k_hat, &dk.z, mismatch);
         kr[i][..32].copy_from_slice(&k_hat);
         k_hat.zeroize();
     }
-    finish_shared_secrets(hasher, &kr, &cts[..count], shared);
+    finish_shared_secrets(&hasher, &kr, &hct, shared.iter_mut().map(|k| &mut k.0));
 }
 
 impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET>
 where
     Self: ParameterSet,
 {
-    /// Generates `N` key pairs with the default backend, four at a time (see [`crate::batch`]).
+    /// Generates `N` key pairs with the default backend, eight at a time (see [`crate::batch`]).
     /// Draws the same bytes in the same order as `N` calls of [`generate`](Self::generate).
     pub fn generate_batch<const N: usize>(
         rng: &mut (impl CryptoRng + ?Sized),
@@ -801,7 +737,7 @@ where
         pairs
     }
 
-    /// Generates `N` key pairs with the given backend, four at a time; fails only if the RNG
+    /// Generates `N` key pairs with the given backend, eight at a time; fails only if the RNG
     /// fails. Draws seed_A, seed_s, z (32 bytes each) for each operation in turn.
     pub fn try_generate_batch_with<B: PolyMul, const N: usize, R: TryCryptoRng + ?Sized>(
         backend: &mut B,
@@ -818,14 +754,14 @@ where
         ))
     }
 
-    /// Deterministic batch key generation with the given four-way Keccak (tests pick each
+    /// Deterministic batch key generation with the given multi-way Keccak (tests pick each
     /// path): key pair `i` is the one
     /// [`generate_deterministic_with`](Self::generate_deterministic_with) returns for
     /// `seeds[i]`. The seeds must be secret and uniformly random.
     #[cfg(feature = "hazmat")]
     pub fn generate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
-        keccak: KeccakX4,
+        keccak: MultiKeccak,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
         Self::generate_batch_from_seeds(backend, &Hasher::with(keccak), seeds)
@@ -836,27 +772,27 @@ where
         hasher: &Hasher,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
-        let mut pks: [<Self as ParameterSet>::PublicKeyBytes; N] =
-            core::array::from_fn(|_| ByteArray::zeroed());
-        let mut sks: Wiped<<Self as ParameterSet>::SecretKeyBytes, N> =
-            Wiped(core::array::from_fn(|_| ByteArray::zeroed()));
-        for ((seeds, pks), sks) in seeds
-            .chunks(LANES)
-            .zip(pks.chunks_mut(LANES))
-            .zip(sks.chunks_mut(LANES))
-        {
-            keygen_group::<V, B, L, MU, ET>(backend, hasher, seeds, pks, sks);
-        }
-        core::array::from_fn(|i| {
+        // Written in place by the groups: no copies of whole keys.
+        let mut pairs: [KeyPair<Self>; N] = core::array::from_fn(|_| {
             let ek = EncapsulationKey {
-                bytes: pks[i].clone(),
+                bytes: ByteArray::zeroed(),
             };
-            let dk = DecapsulationKey::from_parts(sks[i].as_ref(), ek.clone());
+            let dk = DecapsulationKey {
+                secret: ByteArray::zeroed(),
+                ek: ek.clone(),
+                hpk: [0; 32],
+                z: [0; 32],
+            };
             (dk, ek)
-        })
+        });
+        let mut sampled = Sampled::new();
+        for (seeds, pairs) in seeds.chunks(GROUP).zip(pairs.chunks_mut(GROUP)) {
+            keygen_group::<V, B, L, MU, ET>(backend, hasher, &mut sampled, seeds, pairs);
+        }
+        pairs
     }
 
-    /// Encapsulates to each of `keys` (repeats allowed) with the default backend, four at a
+    /// Encapsulates to each of `keys` (repeats allowed) with the default backend, eight at a
     /// time. Draws the same bytes in the same order as encapsulating to each key in turn.
     pub fn encapsulate_batch<const N: usize>(
         keys: [&EncapsulationKey<Self>; N],
@@ -866,7 +802,7 @@ where
         out
     }
 
-    /// Encapsulates to each of `keys` with the given backend, four at a time; fails only if the
+    /// Encapsulates to each of `keys` with the given backend, eight at a time; fails only if the
     /// RNG fails. Draws 32 bytes for each operation in turn.
     pub fn try_encapsulate_batch_with<B: PolyMul, const N: usize, R: TryCryptoRng + ?Sized>(
         backend: &mut B,
@@ -885,13 +821,13 @@ where
         ))
     }
 
-    /// Deterministic batch encapsulation with the given four-way Keccak (tests pick each path):
+    /// Deterministic batch encapsulation with the given multi-way Keccak (tests pick each path):
     /// result `i` is the one [`EncapsulationKey::encapsulate_deterministic_with`] returns for
     /// `keys[i]` and `ms[i]`. Each `ms[i]` must be secret and uniformly random.
     #[cfg(feature = "hazmat")]
     pub fn encapsulate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
-        keccak: KeccakX4,
+        keccak: MultiKeccak,
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
@@ -904,29 +840,25 @@ where
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        let mut cts: [<Self as ParameterSet>::CiphertextBytes; N] =
-            core::array::from_fn(|_| ByteArray::zeroed());
-        let mut shared = Wiped([[0u8; 32]; N]);
-        for (((keys, ms), cts), shared) in keys
-            .chunks(LANES)
-            .zip(ms.chunks(LANES))
-            .zip(cts.chunks_mut(LANES))
-            .zip(shared.chunks_mut(LANES))
+        let mut out: [(Ciphertext<Self>, SharedSecret); N] = core::array::from_fn(|_| {
+            let ct = Ciphertext {
+                bytes: ByteArray::zeroed(),
+            };
+            (ct, SharedSecret([0; 32]))
+        });
+        let mut sampled = Sampled::new();
+        for ((keys, ms), out) in keys
+            .chunks(GROUP)
+            .zip(ms.chunks(GROUP))
+            .zip(out.chunks_mut(GROUP))
         {
-            encapsulate_group::<V, B, L, MU, ET>(backend, hasher, keys, ms, cts, shared);
+            encapsulate_group::<V, B, L, MU, ET>(backend, hasher, &mut sampled, keys, ms, out);
         }
-        core::array::from_fn(|i| {
-            (
-                Ciphertext {
-                    bytes: cts[i].clone(),
-                },
-                SharedSecret(shared[i]),
-            )
-        })
+        out
     }
 
     /// Decapsulates each ciphertext with its key (repeats allowed) with the default backend,
-    /// four at a time. Same results, including implicit rejection, as
+    /// eight at a time. Same results, including implicit rejection, as
     /// [`DecapsulationKey::decapsulate`] on each pair.
     pub fn decapsulate_batch<const N: usize>(
         pairs: [DecapsulationJob<'_, Self>; N],
@@ -934,7 +866,7 @@ where
         Self::decapsulate_batch_with(&mut DefaultPolyMul::default(), pairs)
     }
 
-    /// Decapsulates each ciphertext with its key with the given backend, four at a time.
+    /// Decapsulates each ciphertext with its key with the given backend, eight at a time.
     pub fn decapsulate_batch_with<B: PolyMul, const N: usize>(
         backend: &mut B,
         pairs: [DecapsulationJob<'_, Self>; N],
@@ -942,12 +874,12 @@ where
         Self::decapsulate_batch_on(backend, &Hasher::new(), pairs)
     }
 
-    /// [`decapsulate_batch_with`](Self::decapsulate_batch_with) with the given four-way Keccak
+    /// [`decapsulate_batch_with`](Self::decapsulate_batch_with) with the given multi-way Keccak
     /// (tests pick each path).
     #[cfg(feature = "hazmat")]
     pub fn decapsulate_batch_with_keccak<B: PolyMul, const N: usize>(
         backend: &mut B,
-        keccak: KeccakX4,
+        keccak: MultiKeccak,
         pairs: [DecapsulationJob<'_, Self>; N],
     ) -> [SharedSecret; N] {
         Self::decapsulate_batch_on(backend, &Hasher::with(keccak), pairs)
@@ -958,11 +890,12 @@ where
         hasher: &Hasher,
         pairs: [DecapsulationJob<'_, Self>; N],
     ) -> [SharedSecret; N] {
-        let mut shared = Wiped([[0u8; 32]; N]);
-        for (pairs, shared) in pairs.chunks(LANES).zip(shared.chunks_mut(LANES)) {
-            decapsulate_group::<V, B, L, MU, ET>(backend, hasher, pairs, shared);
+        let mut shared: [SharedSecret; N] = core::array::from_fn(|_| SharedSecret([0; 32]));
+        let mut sampled = Sampled::new();
+        for (pairs, shared) in pairs.chunks(GROUP).zip(shared.chunks_mut(GROUP)) {
+            decapsulate_group::<V, B, L, MU, ET>(backend, hasher, &mut sampled, pairs, shared);
         }
-        core::array::from_fn(|i| SharedSecret(shared[i]))
+        shared
     }
 }
 

@@ -1,27 +1,31 @@
-//! The four-way Keccak against the `sha3`/`shake` crates on every path, and the batch API
-//! against one-at-a-time calls: all NIST KAT records through the batch path (four records per
-//! batch, both through the seeded entry points and through an RNG; per backend, and per Keccak
-//! path, each path constructed explicitly), property tests for batch sizes that leave partial
-//! groups, and implicit rejection.
+//! The lane runner of the multi-way Keccak against the `sha3`/`shake` crates on every path, and
+//! the batch API against one-at-a-time calls: all NIST KAT records through the batch path (both
+//! through the seeded entry points and through an RNG; per backend, and per Keccak path, each
+//! path constructed explicitly), property tests for batch sizes that leave partial groups, and
+//! implicit rejection.
 
 mod support;
 
 use proptest::prelude::*;
 use saber_kem::batch::KeySeeds;
-use saber_kem::keccak::{KeccakX4, Shake128X4, sha3_256_x4, sha3_512_x4};
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+use saber_kem::keccak::KeccakX8;
+use saber_kem::keccak::lanes::{self, Function, Job};
+use saber_kem::keccak::{KeccakX4, MultiKeccak};
 use saber_kem::{Ciphertext, ParameterSet, Plus, PolyMul, Round3, SaberKem, Variant};
 use sha3::Digest;
 use shake::{ExtendableOutput, Update, XofReader};
 use support::drbg::{NistDrbg, kat_seeds};
 use support::kat::check;
 
-/// Every four-way implementation this CPU runs.
-fn keccak_paths() -> Vec<KeccakX4> {
-    let mut paths = vec![KeccakX4::portable()];
+/// Every multi-way implementation this CPU runs.
+fn keccak_paths() -> Vec<MultiKeccak> {
+    let mut paths = vec![KeccakX4::portable().into()];
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
-        paths.extend(KeccakX4::avx2());
-        paths.extend(KeccakX4::avx512());
+        paths.extend(KeccakX4::avx2().map(MultiKeccak::from));
+        paths.extend(KeccakX4::avx512().map(MultiKeccak::from));
+        paths.extend(KeccakX8::avx512().map(MultiKeccak::X8));
     }
     paths
 }
@@ -35,95 +39,81 @@ fn the_vector_paths_are_tested_on_machines_that_have_them() {
         assert!(KeccakX4::avx2().is_some());
     }
     assert_eq!(KeccakX4::avx512().is_some(), avx512);
+    assert_eq!(KeccakX8::avx512().is_some(), avx512);
     if avx512 {
         assert_eq!(KeccakX4::new().name(), "avx512");
+        assert_eq!(MultiKeccak::new().name(), "avx512x8");
     } else if std::is_x86_feature_detected!("avx2") {
         assert_eq!(KeccakX4::new().name(), "avx2");
+        assert_eq!(MultiKeccak::new().name(), "avx2");
     }
 }
 
-fn shake128(message: &[u8], len: usize) -> Vec<u8> {
-    let mut xof = shake::Shake128::default();
-    xof.update(message);
-    let mut out = vec![0; len];
-    xof.finalize_xof().read(&mut out);
-    out
+/// What the `sha3`/`shake` crates say `function` of `input` is, `len` bytes of it.
+fn reference(function: Function, input: &[u8], len: usize) -> Vec<u8> {
+    match function {
+        Function::Shake128 => {
+            let mut xof = shake::Shake128::default();
+            xof.update(input);
+            let mut out = vec![0; len];
+            xof.finalize_xof().read(&mut out);
+            out
+        }
+        Function::Sha3_256 => sha3::Sha3_256::digest(input).to_vec(),
+        Function::Sha3_512 => sha3::Sha3_512::digest(input).to_vec(),
+    }
+}
+
+fn function() -> impl Strategy<Value = Function> {
+    prop_oneof![
+        Just(Function::Shake128),
+        Just(Function::Sha3_256),
+        Just(Function::Sha3_512)
+    ]
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Four different messages whose lengths differ but need the same number of blocks, squeezed
-    /// in chunks of arbitrary sizes.
+    /// Any number of jobs (fewer or more than the lanes), any mix of functions, input lengths
+    /// around the rates, two-part inputs and output lengths, on every path and one at a time.
     #[test]
-    fn shake128_x4_matches_the_crate(
-        blocks in 0usize..4,
-        tails in prop::array::uniform4(0usize..168),
-        data in prop::collection::vec(any::<u8>(), 4 * 700),
-        chunks in prop::collection::vec(0usize..400, 1..6),
+    fn lane_jobs_match_the_crates(
+        jobs in prop::collection::vec(
+            (function(), 0usize..400, 0usize..200, 0usize..700),
+            0..20,
+        ),
+        data in prop::collection::vec(any::<u8>(), 600),
     ) {
-        let messages: [&[u8]; 4] = core::array::from_fn(|l| {
-            let start = l * 700;
-            &data[start..start + blocks * 168 + tails[l]]
-        });
-        let total: usize = chunks.iter().sum();
-        for keccak in keccak_paths() {
-            let mut xof = Shake128X4::new(&keccak, messages);
-            let mut got = [vec![0u8; total], vec![0u8; total], vec![0u8; total], vec![0u8; total]];
-            let mut done = 0;
-            for &chunk in &chunks {
-                let [a, b, c, d] = &mut got;
-                xof.squeeze(&mut [
-                    &mut a[done..done + chunk],
-                    &mut b[done..done + chunk],
-                    &mut c[done..done + chunk],
-                    &mut d[done..done + chunk],
-                ]);
-                done += chunk;
+        let output_len = |function, len| match function {
+            Function::Shake128 => len,
+            Function::Sha3_256 => 32,
+            Function::Sha3_512 => 64,
+        };
+        let mut runs: Vec<Option<MultiKeccak>> = keccak_paths().into_iter().map(Some).collect();
+        runs.push(None);
+        for keccak in runs {
+            let mut outputs: Vec<Vec<u8>> = jobs
+                .iter()
+                .map(|&(function, _, _, len)| vec![0; output_len(function, len)])
+                .collect();
+            let list = jobs.iter().zip(outputs.iter_mut()).map(|(&(function, head, tail, _), out)| {
+                Job {
+                    function,
+                    input: [&data[..head], &data[head..head + tail]],
+                    output: out,
+                }
+            });
+            match keccak {
+                Some(keccak) => lanes::run(keccak, list),
+                None => lanes::run_alone(list),
             }
-            for (l, message) in messages.iter().enumerate() {
-                prop_assert_eq!(&got[l], &shake128(message, total), "{} lane {}", keccak.name(), l);
+            let name = keccak.map_or("one by one", |k| k.name());
+            for (&(function, head, tail, len), out) in jobs.iter().zip(&outputs) {
+                let want = reference(function, &data[..head + tail], output_len(function, len));
+                prop_assert_eq!(out, &want, "{} {:?} {}+{}", name, function, head, tail);
             }
         }
-    }
-
-    #[test]
-    fn sha3_x4_matches_the_crate(
-        len256 in 0usize..300,
-        len512 in 0usize..300,
-        data in prop::collection::vec(any::<u8>(), 4 * 300),
-    ) {
-        for keccak in keccak_paths() {
-            let m256: [&[u8]; 4] = core::array::from_fn(|l| &data[l * 300..l * 300 + len256]);
-            let m512: [&[u8]; 4] = core::array::from_fn(|l| &data[l * 300..l * 300 + len512]);
-            let h256 = sha3_256_x4(&keccak, m256);
-            let h512 = sha3_512_x4(&keccak, m512);
-            for l in 0..4 {
-                prop_assert_eq!(&h256[l][..], &sha3::Sha3_256::digest(m256[l])[..]);
-                prop_assert_eq!(&h512[l][..], &sha3::Sha3_512::digest(m512[l])[..]);
-            }
-        }
-    }
-}
-
-#[test]
-#[should_panic(expected = "same number of blocks")]
-fn messages_needing_different_block_counts_are_refused() {
-    let short = [0u8; 10];
-    let long = [0u8; 200];
-    let _ = sha3_256_x4(&KeccakX4::portable(), [&short, &long, &short, &short]);
-}
-
-#[test]
-fn squeezing_fewer_than_four_outputs_discards_the_rest() {
-    let seeds = [[1u8; 32], [2; 32], [3; 32], [4; 32]];
-    for keccak in keccak_paths() {
-        let mut xof = Shake128X4::new(&keccak, seeds.each_ref().map(|s| &s[..]));
-        let mut first = [0u8; 200];
-        let mut second = [0u8; 200];
-        xof.squeeze(&mut [&mut first, &mut second]);
-        assert_eq!(first[..], shake128(&seeds[0], 200)[..]);
-        assert_eq!(second[..], shake128(&seeds[1], 200)[..]);
     }
 }
 
@@ -162,19 +152,23 @@ fn kat_draws(seed: &[u8; 48]) -> (KeySeeds, [u8; 32]) {
     (seeds, m)
 }
 
-/// All 100 records, four per batch, through the seeded batch entry points with the given
+/// Records per batch in the KAT tests.
+const KAT_BATCH: usize = 10;
+
+/// All 100 records, ten per batch (a full group of eight and a partial one), through the seeded batch entry points with the given
 /// Keccak; decapsulation through the batch path too.
 fn kat_records_seeded<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
-    keccak: KeccakX4,
+    keccak: MultiKeccak,
 ) -> Vec<String>
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     let seeds = kat_seeds();
     let mut records = Vec::new();
-    for (group, chunk) in seeds.chunks(4).enumerate() {
-        let draws: [(KeySeeds, [u8; 32]); 4] = core::array::from_fn(|i| kat_draws(&chunk[i]));
+    for (group, chunk) in seeds.chunks(KAT_BATCH).enumerate() {
+        let draws: [(KeySeeds, [u8; 32]); KAT_BATCH] =
+            core::array::from_fn(|i| kat_draws(&chunk[i]));
         let key_seeds = draws.each_ref().map(|d| d.0.clone());
         let ms = draws.each_ref().map(|d| d.1);
         let pairs = SaberKem::<V, L, MU, ET>::generate_batch_deterministic_with(
@@ -186,20 +180,20 @@ where
             pairs.each_ref().map(|p| &p.1),
             &ms,
         );
-        let recovered = SaberKem::<V, L, MU, ET>::decapsulate_batch_with_keccak::<_, 4>(
+        let recovered = SaberKem::<V, L, MU, ET>::decapsulate_batch_with_keccak::<_, KAT_BATCH>(
             backend,
             keccak,
             core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0)),
         );
-        for i in 0..4 {
+        for i in 0..KAT_BATCH {
             assert_eq!(
                 recovered[i],
                 encapsulated[i].1,
                 "batch decapsulation, record {}",
-                4 * group + i
+                KAT_BATCH * group + i
             );
             records.push(record_text(
-                4 * group + i,
+                KAT_BATCH * group + i,
                 &chunk[i],
                 pairs[i].1.as_bytes(),
                 pairs[i].0.to_bytes().as_ref(),
@@ -238,7 +232,7 @@ impl rand_core::TryRng for RoundRobin {
 
 impl rand_core::TryCryptoRng for RoundRobin {}
 
-/// All 100 records, four per batch, through the RNG entry points.
+/// All 100 records, ten per batch, through the RNG entry points.
 fn kat_records_rng<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
 ) -> Vec<String>
@@ -247,15 +241,15 @@ where
 {
     let seeds = kat_seeds();
     let mut records = Vec::new();
-    for (group, chunk) in seeds.chunks(4).enumerate() {
+    for (group, chunk) in seeds.chunks(KAT_BATCH).enumerate() {
         let mut rng = RoundRobin {
             drbgs: chunk.iter().map(NistDrbg::new).collect(),
             per_operation: 3,
             calls: 0,
         };
         let Ok(pairs) =
-            SaberKem::<V, L, MU, ET>::try_generate_batch_with::<_, 4, _>(backend, &mut rng);
-        assert_eq!(rng.calls, 12);
+            SaberKem::<V, L, MU, ET>::try_generate_batch_with::<_, KAT_BATCH, _>(backend, &mut rng);
+        assert_eq!(rng.calls, 3 * KAT_BATCH);
         rng.per_operation = 1;
         rng.calls = 0;
         let Ok(encapsulated) = SaberKem::<V, L, MU, ET>::try_encapsulate_batch_with(
@@ -263,9 +257,9 @@ where
             pairs.each_ref().map(|p| &p.1),
             &mut rng,
         );
-        for i in 0..4 {
+        for i in 0..KAT_BATCH {
             records.push(record_text(
-                4 * group + i,
+                KAT_BATCH * group + i,
                 &chunk[i],
                 pairs[i].1.as_bytes(),
                 pairs[i].0.to_bytes().as_ref(),
@@ -292,7 +286,7 @@ macro_rules! batch_kats {
                             &format!("{} (batch, seeded)", $name),
                             &kat_records_seeded::<$v, _, $l, $mu, $et>(
                                 &mut backend,
-                                KeccakX4::new(),
+                                MultiKeccak::new(),
                             ),
                         );
                     }
@@ -389,7 +383,7 @@ fn batch_equals_single<
     });
     let ms: [[u8; 32]; N] = core::array::from_fn(|i| take32(128 * i + 96));
     let mut backend = saber_kem::DefaultPolyMul::default();
-    let keccak = KeccakX4::new();
+    let keccak = MultiKeccak::new();
     let pairs =
         Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak, &seeds);
     let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
@@ -442,14 +436,15 @@ macro_rules! batch_properties {
             $(
                 #[test]
                 fn $test(
-                    bytes in prop::collection::vec(any::<u8>(), 128 * 5),
-                    tamper in prop::collection::vec(any::<u16>(), 5),
+                    bytes in prop::collection::vec(any::<u8>(), 128 * 9),
+                    tamper in prop::collection::vec(any::<u16>(), 9),
                 ) {
-                    // Sizes 1, 2, 3 and 5 leave partial groups (idle lanes, single hashes).
+                    // Sizes 1, 3 and 9 leave partial groups of eight (idle lanes, single
+                    // hashes), 8 is one whole group.
                     batch_equals_single::<$v, $l, $mu, $et, 1>(&bytes, &tamper);
-                    batch_equals_single::<$v, $l, $mu, $et, 2>(&bytes, &tamper);
                     batch_equals_single::<$v, $l, $mu, $et, 3>(&bytes, &tamper);
-                    batch_equals_single::<$v, $l, $mu, $et, 5>(&bytes, &tamper);
+                    batch_equals_single::<$v, $l, $mu, $et, 8>(&bytes, &tamper);
+                    batch_equals_single::<$v, $l, $mu, $et, 9>(&bytes, &tamper);
                 }
             )*
         }

@@ -310,20 +310,24 @@ where
         seeds
     });
     let pairs =
-        Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak, &seeds);
+        Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak.into(), &seeds);
     let mut ms = [[0u8; 32]; 2];
     for m in &mut ms {
         let Ok(()) = rng.try_fill_bytes(m);
     }
     let keys = [&pairs[0].1, &pairs[1].1];
-    let encapsulated =
-        Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(&mut backend, keccak, keys, &ms);
+    let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
+        &mut backend,
+        keccak.into(),
+        keys,
+        &ms,
+    );
     let mut bytes = encapsulated[1].0.to_bytes();
     bytes.as_mut()[0] ^= 0x01;
     let bad = Ciphertext::<Kem<V, L, MU, ET>>::from_bytes(bytes.as_ref()).unwrap();
     let recovered = Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
         &mut backend,
-        keccak,
+        keccak.into(),
         [(&pairs[0].0, &encapsulated[0].0), (&pairs[1].0, &bad)],
     );
     for i in 0..2 {
@@ -464,24 +468,24 @@ fn exercise_lanes(keccak: KeccakX4) {
     let mut matrix = vec![0u8; 9 * 416];
     let mut stream = [0u8; 768];
     let mut digest = [0u8; 32];
-    let mut jobs = [
-        Some(Job {
+    let jobs = [
+        Job {
             function: Function::Shake128,
             input: [&public_seed, &[]],
             output: &mut matrix,
-        }),
-        Some(Job {
+        },
+        Job {
             function: Function::Shake128,
             input: [&secret_seed, &[]],
             output: &mut stream,
-        }),
-        Some(Job {
+        },
+        Job {
             function: Function::Sha3_256,
             input: [&secret_message, &[]],
             output: &mut digest,
-        }),
+        },
     ];
-    lanes::run(keccak, &mut jobs);
+    lanes::run(keccak, jobs);
     expect_tainted("lane secret stream", &stream);
     expect_tainted("lane digest", &digest);
     valgrind::declassify(&stream);

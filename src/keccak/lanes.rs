@@ -1,7 +1,8 @@
-//! Independent hash computations of one operation spread over the four states of the four-way
-//! permutation: where a four-way permutation costs no more than a single one (AVX-512), the
-//! matrix stream, the secret stream and H(ct) of a decapsulation take as many permutations as
-//! the longest of them instead of their sum.
+//! The job runner: independent hash computations spread over the states of a multi-way
+//! permutation ([`MultiKeccak`]). Where all lanes of a permutation cost about as much as one
+//! (vector implementations), `W` independent hashes take as many permutations as the longest of
+//! them instead of their sum: the matrix stream, the secret stream and H(ct) of one
+//! decapsulation ([`crate::batch`], "Inside one operation"), or every hash of a batch.
 //!
 //! Each state runs one job at a time (FIPS 202 sponges: absorb `rate`-byte blocks, pad with the
 //! job's suffix, squeeze); a state whose job is done takes the next job, cleared first. The
@@ -9,7 +10,10 @@
 
 use zeroize::Zeroize;
 
-use super::{KeccakX4, LANES, SHA3_256_RATE, SHA3_SUFFIX, SHAKE_SUFFIX, SHAKE128_RATE, StateX4};
+use super::{
+    KeccakX4, MultiKeccak, MultiState, Permutation, SHA3_256_RATE, SHA3_512_RATE, SHA3_SUFFIX,
+    SHAKE_SUFFIX, SHAKE128_RATE,
+};
 
 /// The hash function of a [`Job`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +22,8 @@ pub enum Function {
     Shake128,
     /// SHA3-256 (32-byte output).
     Sha3_256,
+    /// SHA3-512 (64-byte output).
+    Sha3_512,
 }
 
 impl Function {
@@ -25,13 +31,14 @@ impl Function {
         match self {
             Self::Shake128 => SHAKE128_RATE,
             Self::Sha3_256 => SHA3_256_RATE,
+            Self::Sha3_512 => SHA3_512_RATE,
         }
     }
 
     fn suffix(self) -> u8 {
         match self {
             Self::Shake128 => SHAKE_SUFFIX,
-            Self::Sha3_256 => SHA3_SUFFIX,
+            Self::Sha3_256 | Self::Sha3_512 => SHA3_SUFFIX,
         }
     }
 }
@@ -42,8 +49,67 @@ pub struct Job<'a> {
     pub function: Function,
     /// The input, as two parts (the second may be empty).
     pub input: [&'a [u8]; 2],
-    /// Where the hash goes; its length is the output length (32 for SHA3-256).
+    /// Where the hash goes; its length is the output length (32 for SHA3-256, 64 for SHA3-512).
     pub output: &'a mut [u8],
+}
+
+impl<'a> Job<'a> {
+    /// SHAKE128 of `input` into `output`.
+    pub fn shake128(input: &'a [u8], output: &'a mut [u8]) -> Self {
+        Self {
+            function: Function::Shake128,
+            input: [input, &[]],
+            output,
+        }
+    }
+
+    /// SHA3-256 of `input` into `output`.
+    pub fn sha3_256(input: &'a [u8], output: &'a mut [u8; 32]) -> Self {
+        Self::sha3_256_of([input, &[]], output)
+    }
+
+    /// SHA3-256 of `input[0] ‖ input[1]` into `output`.
+    pub fn sha3_256_of(input: [&'a [u8]; 2], output: &'a mut [u8; 32]) -> Self {
+        Self {
+            function: Function::Sha3_256,
+            input,
+            output,
+        }
+    }
+
+    /// SHA3-512 of `input[0] ‖ input[1]` into `output`.
+    pub fn sha3_512_of(input: [&'a [u8]; 2], output: &'a mut [u8; 64]) -> Self {
+        Self {
+            function: Function::Sha3_512,
+            input,
+            output,
+        }
+    }
+
+    /// The job computed alone, with [`crate::hash`] (the `sha3`/`shake` crates, or one state of
+    /// the AVX-512 permutation).
+    fn run_alone(self) {
+        let Self {
+            function,
+            input,
+            output,
+        } = self;
+        match function {
+            Function::Shake128 => {
+                shake::XofReader::read(&mut crate::hash::shake128(&input), output);
+            }
+            Function::Sha3_256 => {
+                let mut digest = crate::hash::sha3_256(&input);
+                output.copy_from_slice(&digest);
+                digest.zeroize();
+            }
+            Function::Sha3_512 => {
+                let mut digest = crate::hash::sha3_512(&input);
+                output.copy_from_slice(&digest);
+                digest.zeroize();
+            }
+        }
+    }
 }
 
 /// Where a job stands.
@@ -57,35 +123,49 @@ struct Progress {
     squeezed: usize,
 }
 
-/// Runs every job (`None` entries are skipped); on return each output holds its hash.
-pub fn run(keccak: KeccakX4, jobs: &mut [Option<Job<'_>>]) {
-    let mut state = StateX4::new();
+/// Runs every job on the lanes of `keccak`; on return each output holds its hash.
+pub fn run<'a>(keccak: impl Into<MultiKeccak>, jobs: impl IntoIterator<Item = Job<'a>>) {
+    match keccak.into() {
+        MultiKeccak::X4(keccak) => run_on::<4, KeccakX4>(keccak, jobs.into_iter()),
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        MultiKeccak::X8(keccak) => run_on::<8, super::KeccakX8>(keccak, jobs.into_iter()),
+    }
+}
+
+/// Runs every job one after the other with [`crate::hash`]: for CPUs without a vector
+/// multi-way permutation, where the portable one costs more than single permutations.
+pub fn run_alone<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
+    for job in jobs {
+        job.run_alone();
+    }
+}
+
+fn run_on<'a, const W: usize, K: Permutation<W>>(
+    keccak: K,
+    mut jobs: impl Iterator<Item = Job<'a>>,
+) {
+    let mut state = MultiState::<W>::new();
     let mut block = [0u8; SHAKE128_RATE];
-    let mut lanes: [Option<(usize, Progress)>; LANES] = [None; LANES];
-    let mut next = 0;
+    let mut lanes: [Option<(Job<'a>, Progress)>; W] = [const { None }; W];
     loop {
         for (lane, slot) in lanes.iter_mut().enumerate() {
-            while slot.is_none() && next < jobs.len() {
-                if jobs[next].is_some() {
-                    clear_lane(&mut state, lane);
-                    *slot = Some((next, Progress::default()));
-                }
-                next += 1;
+            if slot.is_none()
+                && let Some(job) = jobs.next()
+            {
+                state.clear(lane);
+                *slot = Some((job, Progress::default()));
             }
         }
         if lanes.iter().all(Option::is_none) {
             break;
         }
         for (lane, slot) in lanes.iter_mut().enumerate() {
-            let Some((index, progress)) = slot else {
+            let Some((job, progress)) = slot else {
                 continue;
             };
             if progress.padded {
                 continue;
             }
-            let Some(job) = &jobs[*index] else {
-                continue;
-            };
             let rate = job.function.rate();
             let len = job.input[0].len() + job.input[1].len();
             let take = (len - progress.absorbed).min(rate);
@@ -106,15 +186,12 @@ pub fn run(keccak: KeccakX4, jobs: &mut [Option<Job<'_>>]) {
         }
         keccak.permute(&mut state);
         for (lane, slot) in lanes.iter_mut().enumerate() {
-            let Some((index, progress)) = slot else {
+            let Some((job, progress)) = slot else {
                 continue;
             };
             if !progress.padded {
                 continue;
             }
-            let Some(job) = &mut jobs[*index] else {
-                continue;
-            };
             let rate = job.function.rate();
             let out = &mut job.output[progress.squeezed..];
             let take = out.len().min(rate);
@@ -157,71 +234,95 @@ fn gather(parts: &[&[u8]; 2], offset: usize, out: &mut [u8]) {
     out[written..].copy_from_slice(&parts[1][from..from + rest]);
 }
 
-/// Zeroes state `lane` (it may hold the end of a previous job).
-fn clear_lane(state: &mut StateX4, lane: usize) {
-    for word in 0..25 {
-        let value = state.word(lane, word);
-        state.xor_word(lane, word, value);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use sha3::Digest;
     use shake::{ExtendableOutput, Update, XofReader};
 
-    /// Mixed jobs of many lengths (more jobs than lanes, so states are reused) against the
-    /// `sha3` and `shake` crates, on every permutation path.
+    /// Every multi-way path, and none (one job at a time).
+    fn paths() -> [Option<MultiKeccak>; 5] {
+        let mut paths = [Some(KeccakX4::portable().into()), None, None, None, None];
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        {
+            paths[1] = KeccakX4::avx2().map(Into::into);
+            paths[2] = KeccakX4::avx512().map(Into::into);
+            paths[3] = super::super::KeccakX8::avx512().map(MultiKeccak::X8);
+        }
+        paths
+    }
+
+    /// Mixed jobs of many lengths (more jobs than lanes, so states are reused, and lengths
+    /// around every rate) against the `sha3` and `shake` crates, on every path and one job at a
+    /// time.
     #[test]
     fn jobs_match_the_sha3_and_shake_crates() {
         let message: [u8; 1500] = core::array::from_fn(|i| (i * 13 + 5) as u8);
-        let mut paths = [Some(KeccakX4::portable()), None, None];
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            paths[1] = KeccakX4::avx2();
-            paths[2] = KeccakX4::avx512();
-        }
-        let cases: [(Function, usize, usize, usize); 7] = [
+        // (function, head, tail, output length): input = message[..head] ‖ the next tail bytes.
+        let mut cases = [(Function::Shake128, 0, 0, 0); 8 + 3 * 12];
+        cases[..8].copy_from_slice(&[
             (Function::Shake128, 32, 0, 3744),
             (Function::Shake128, 32, 2, 416),
             (Function::Sha3_256, 1088, 0, 32),
+            (Function::Sha3_512, 64, 0, 64),
             (Function::Shake128, 0, 0, 168),
             (Function::Sha3_256, 136, 1, 32),
             (Function::Shake128, 167, 1, 1000),
             (Function::Sha3_256, 0, 0, 32),
-        ];
-        for keccak in paths.into_iter().flatten() {
-            let mut outputs = [[0u8; 3744]; 7];
-            let mut jobs: [Option<Job<'_>>; 7] = [const { None }; 7];
-            for ((job, out), &(function, head, tail, len)) in
-                jobs.iter_mut().zip(outputs.iter_mut()).zip(cases.iter())
-            {
-                *job = Some(Job {
-                    function,
-                    input: [&message[..head], &message[head..head + tail]],
-                    output: &mut out[..len],
-                });
+        ]);
+        let mut filled = 8;
+        for function in [Function::Sha3_256, Function::Sha3_512, Function::Shake128] {
+            for len in [1, 33, 71, 72, 73, 135, 136, 137, 167, 168, 169, 400] {
+                cases[filled] = (function, len, 0, 200);
+                filled += 1;
             }
-            run(keccak, &mut jobs);
+        }
+        for keccak in paths().into_iter().chain([None]) {
+            let mut outputs = [[0u8; 3744]; 8 + 3 * 12];
+            let jobs =
+                outputs
+                    .iter_mut()
+                    .zip(cases.iter())
+                    .map(|(out, &(function, head, tail, len))| {
+                        let len = match function {
+                            Function::Sha3_256 => 32,
+                            Function::Sha3_512 => 64,
+                            Function::Shake128 => len,
+                        };
+                        Job {
+                            function,
+                            input: [&message[..head], &message[head..head + tail]],
+                            output: &mut out[..len],
+                        }
+                    });
+            let name = keccak.map_or("one by one", |k| k.name());
+            match keccak {
+                Some(keccak) => run(keccak, jobs),
+                None => run_alone(jobs),
+            }
             for (out, &(function, head, tail, len)) in outputs.iter().zip(cases.iter()) {
                 let input = &message[..head + tail];
                 let mut expected = [0u8; 3744];
-                match function {
+                let len = match function {
                     Function::Shake128 => {
                         let mut x = shake::Shake128::default();
                         x.update(input);
                         x.finalize_xof().read(&mut expected[..len]);
+                        len
                     }
                     Function::Sha3_256 => {
                         expected[..32].copy_from_slice(&sha3::Sha3_256::digest(input));
+                        32
                     }
-                }
+                    Function::Sha3_512 => {
+                        expected[..64].copy_from_slice(&sha3::Sha3_512::digest(input));
+                        64
+                    }
+                };
                 assert_eq!(
                     out[..len],
                     expected[..len],
-                    "{} {function:?} {head}+{tail}",
-                    keccak.name()
+                    "{name} {function:?} {head}+{tail}"
                 );
             }
         }

@@ -1,39 +1,35 @@
-//! Keccak-f\[1600\] on four independent states at once (FIPS 202 §3), and the SHA3-256, SHA3-512
-//! and SHAKE128 sponges on top of it (FIPS 202 §4, §6.1, §6.2), for the batch API
-//! ([`crate::batch`]) and for Saber+, whose matrix entries are independent XOF calls.
+//! Keccak-f\[1600\] on four or eight independent states at once (FIPS 202 §3), and a job runner
+//! that spreads independent SHA3-256, SHA3-512 and SHAKE128 computations over those states
+//! ([`lanes`], FIPS 202 §4, §6.1, §6.2): for the batch API ([`crate::batch`]), for the
+//! independent streams of one operation, and for Saber+, whose matrix entries are independent
+//! XOF calls.
 //!
 //! # Layout and paths
 //!
-//! A [`StateX4`] holds 25 words of four states, interleaved: word `i` of state `l` is
-//! `lanes[i][l]`, so one 256-bit register holds the same word of all four states and every step
-//! of the permutation is one vector instruction for the four of them.
+//! A [`MultiState`] holds 25 words of `W` states, interleaved: word `i` of state `l` is
+//! `lanes[i][l]`, so one vector register holds the same word of all states and every step of
+//! the permutation is one vector instruction for all of them.
 //!
-//! The permutation is written once (the `keccak_f1600!` macro below) and instantiated three
-//! times; [`KeccakX4::new`] picks the first one the CPU runs (CPUID once per process through
-//! `cpufeatures`):
-//! - AVX-512 (`x4_avx512`, x86 and x86_64, CPUs with AVX-512F and AVX-512VL): one `__m256i` per
-//!   word, rotations by `vprolq`, θ's parities and χ by `vpternlogq`, all 25 words in registers.
+//! The permutation is written once (the `keccak_f1600!` macro below) and instantiated four
+//! times; [`KeccakX4::new`] picks the first four-way one the CPU runs (CPUID once per process
+//! through `cpufeatures`), [`MultiKeccak::new`] the eight-way one where there is one:
+//! - AVX-512 (`avx512`, x86 and x86_64, CPUs with AVX-512F and AVX-512VL): four states on
+//!   `__m256i` ([`KeccakX4::avx512`]) or eight on `__m512i` ([`KeccakX8::avx512`]); rotations
+//!   by `vprolq`, θ's parities and χ by `vpternlogq`, all 25 words in registers.
 //! - AVX2 (`x4_avx2`, x86 and x86_64): one `__m256i` per word, rotations as shift/shift/or, and
 //!   only 16 registers, so words go through the stack every round.
 //! - portable (`x4_portable`, every target): `[u64; 4]` words, which the compiler may map to
 //!   whatever vectors the target has (two SSE2 registers on baseline x86-64).
 //!
 //! On the development machine (`BENCHMARKS.md`) one AVX-512 permutation of four states costs
-//! about a third of an AVX2 one. `docs/anchors.md` §6 measured AVX-512 code *generation*
-//! (`-C target-cpu=native`) slowing the *single* Keccak on a Zen 4 machine; explicit AVX-512
-//! instructions are a different matter, and the AVX2 path stays for CPUs without AVX-512.
+//! about a third of an AVX2 one, and the eight-way one 1.2–1.35× less per state than that.
+//! `docs/anchors.md` §6 measured AVX-512 code *generation* (`-C target-cpu=native`) slowing the
+//! *single* Keccak on a Zen 4 machine; explicit AVX-512 instructions are a different matter, and
+//! the AVX2 path stays for CPUs without AVX-512.
 //!
-//! Every path is tested against the portable one and against the `sha3` and `shake` crates,
-//! each constructed explicitly ([`KeccakX4::avx512`], [`KeccakX4::avx2`]; unit tests below and
-//! `tests/batch.rs`, which also runs the KATs through each).
-//!
-//! # Sponges
-//!
-//! The four messages of one call are absorbed in lockstep, so they must need the same number of
-//! permutations: `len / rate` equal for all four (equal lengths always qualify; Saber's batches
-//! hash equal-length public keys, ciphertexts and seeds). Outputs are squeezed in lockstep too.
-//! Nothing branches on message or state contents; the only data-dependent work is the length
-//! check, on public lengths.
+//! Every path is tested against the portable one and, through the job runner, against the
+//! `sha3` and `shake` crates, each constructed explicitly (unit tests here and in [`lanes`];
+//! `tests/batch.rs` also runs the KATs through each).
 
 use zeroize::Zeroize;
 
@@ -43,11 +39,11 @@ pub(crate) mod sponge;
 mod x4_portable;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-mod x4_avx2;
+mod avx512;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-mod x4_avx512;
+mod x4_avx2;
 
-/// Number of states processed together.
+/// Number of states of the four-way permutation.
 pub const LANES: usize = 4;
 
 /// Iota's round constants (FIPS 202 §3.2.5, precomputed).
@@ -164,19 +160,24 @@ macro_rules! keccak_f1600 {
 }
 pub(crate) use keccak_f1600;
 
-/// Four Keccak-f\[1600\] states, interleaved word by word (see the module docs). Wiped on drop:
+/// `W` Keccak-f\[1600\] states, interleaved word by word (see the module docs). Wiped on drop:
 /// the sponges absorb secret seeds.
 #[derive(Clone)]
-#[repr(C, align(32))]
-pub struct StateX4 {
-    lanes: [[u64; LANES]; 25],
+#[repr(C, align(64))]
+pub struct MultiState<const W: usize> {
+    lanes: [[u64; W]; 25],
 }
 
-impl StateX4 {
-    /// Four all-zero states.
+/// The states of the four-way permutation.
+pub type StateX4 = MultiState<LANES>;
+/// The states of the eight-way permutation.
+pub type StateX8 = MultiState<8>;
+
+impl<const W: usize> MultiState<W> {
+    /// `W` all-zero states.
     pub const fn new() -> Self {
         Self {
-            lanes: [[0; LANES]; 25],
+            lanes: [[0; W]; 25],
         }
     }
 
@@ -189,31 +190,44 @@ impl StateX4 {
     pub fn xor_word(&mut self, lane: usize, word: usize, value: u64) {
         self.lanes[word][lane] ^= value;
     }
+
+    /// Zeroes state `lane`.
+    pub fn clear(&mut self, lane: usize) {
+        for word in self.lanes.iter_mut() {
+            word[lane] = 0;
+        }
+    }
 }
 
-impl Default for StateX4 {
+impl<const W: usize> Default for MultiState<W> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Zeroize for StateX4 {
+impl<const W: usize> Zeroize for MultiState<W> {
     fn zeroize(&mut self) {
         // As a slice: one bulk fill (an array would take a volatile store per word).
         self.lanes.as_flattened_mut().zeroize();
     }
 }
 
-impl Drop for StateX4 {
+impl<const W: usize> Drop for MultiState<W> {
     fn drop(&mut self) {
         self.zeroize();
     }
 }
 
-impl core::fmt::Debug for StateX4 {
+impl<const W: usize> core::fmt::Debug for MultiState<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("StateX4(<redacted>)")
+        write!(f, "MultiState<{W}>(<redacted>)")
     }
+}
+
+/// Keccak-f\[1600\] on each of `W` states at once.
+pub trait Permutation<const W: usize>: Copy {
+    /// Applies Keccak-f\[1600\] to each state.
+    fn permute(&self, state: &mut MultiState<W>);
 }
 
 /// Which implementation runs the four-way permutation.
@@ -223,7 +237,7 @@ enum Path {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Avx2(x4_avx2::Avx2Token),
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Avx512(x4_avx512::Avx512Token),
+    Avx512(avx512::Avx512Token),
 }
 
 /// The four-way Keccak-f\[1600\] permutation, with the implementation chosen once.
@@ -261,7 +275,7 @@ impl KeccakX4 {
     /// The AVX-512 implementation (256-bit registers), if this CPU has AVX-512F and AVX-512VL.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     pub fn avx512() -> Option<Self> {
-        x4_avx512::Avx512Token::detect().map(|token| Self {
+        avx512::Avx512Token::detect().map(|token| Self {
             path: Path::Avx512(token),
         })
     }
@@ -291,14 +305,103 @@ impl KeccakX4 {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Path::Avx2(token) => x4_avx2::permute(token, &mut state.lanes),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Path::Avx512(token) => x4_avx512::permute(token, &mut state.lanes),
+            Path::Avx512(token) => avx512::permute_x4(token, &mut state.lanes),
         }
+    }
+}
+
+impl Permutation<LANES> for KeccakX4 {
+    #[inline]
+    fn permute(&self, state: &mut StateX4) {
+        KeccakX4::permute(self, state);
     }
 }
 
 impl Default for KeccakX4 {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// The eight-way Keccak-f\[1600\] permutation (AVX-512 on 512-bit registers; x86 only).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[derive(Clone, Copy, Debug)]
+pub struct KeccakX8 {
+    token: avx512::Avx512Token,
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl KeccakX8 {
+    /// The AVX-512 implementation, if this CPU has AVX-512F and AVX-512VL.
+    pub fn avx512() -> Option<Self> {
+        avx512::Avx512Token::detect().map(|token| Self { token })
+    }
+
+    /// Applies Keccak-f\[1600\] to each of the eight states.
+    #[inline]
+    pub fn permute(&self, state: &mut StateX8) {
+        avx512::permute_x8(self.token, &mut state.lanes);
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl Permutation<8> for KeccakX8 {
+    #[inline]
+    fn permute(&self, state: &mut StateX8) {
+        KeccakX8::permute(self, state);
+    }
+}
+
+/// A multi-way permutation for the job runner ([`lanes::run`]): four or eight states.
+#[derive(Clone, Copy, Debug)]
+pub enum MultiKeccak {
+    /// Four states.
+    X4(KeccakX4),
+    /// Eight states (AVX-512).
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    X8(KeccakX8),
+}
+
+impl MultiKeccak {
+    /// The fastest for many independent hashes on this CPU: the eight-way AVX-512 permutation,
+    /// else [`KeccakX4::new`].
+    pub fn new() -> Self {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let Some(keccak) = KeccakX8::avx512() {
+            return Self::X8(keccak);
+        }
+        Self::X4(KeccakX4::new())
+    }
+
+    /// Whether this is a vector implementation, i.e. whether all lanes together cost about as
+    /// much as one permutation.
+    pub fn is_vectorised(&self) -> bool {
+        match self {
+            Self::X4(keccak) => keccak.is_vectorised(),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Self::X8(_) => true,
+        }
+    }
+
+    /// `"avx512x8"`, or the four-way implementation's [`KeccakX4::name`].
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::X4(keccak) => keccak.name(),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Self::X8(_) => "avx512x8",
+        }
+    }
+}
+
+impl Default for MultiKeccak {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl From<KeccakX4> for MultiKeccak {
+    fn from(keccak: KeccakX4) -> Self {
+        Self::X4(keccak)
     }
 }
 
@@ -314,212 +417,28 @@ pub const SHA3_512_RATE: usize = 72;
 const SHA3_SUFFIX: u8 = 0x06;
 const SHAKE_SUFFIX: u8 = 0x1F;
 
-/// Number of whole `rate`-byte blocks in `len` bytes (public lengths; the crate forbids `/`).
-fn whole_blocks(len: usize, rate: usize) -> usize {
-    let mut blocks = 0;
-    let mut rest = len;
-    while rest >= rate {
-        rest -= rate;
-        blocks += 1;
-    }
-    blocks
-}
-
-/// Little-endian word `index` of `bytes` (which holds at least `8·(index + 1)` bytes).
-fn le_word(bytes: &[u8], index: usize) -> u64 {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&bytes[8 * index..8 * index + 8]);
-    u64::from_le_bytes(word)
-}
-
-/// Absorbs four messages into zeroed states with pad10*1 and the given suffix, ending with the
-/// permutation that precedes the first squeezed block.
-///
-/// # Panics
-/// If the messages need different numbers of permutations (`len / rate` differs).
-fn absorb(
-    keccak: &KeccakX4,
-    state: &mut StateX4,
-    rate: usize,
-    suffix: u8,
-    messages: [&[u8]; LANES],
-) {
-    let full_blocks = whole_blocks(messages[0].len(), rate);
-    assert!(
-        messages
-            .iter()
-            .all(|m| whole_blocks(m.len(), rate) == full_blocks),
-        "four-way sponge: messages must need the same number of blocks"
-    );
-    for block in 0..full_blocks {
-        for (lane, message) in messages.iter().enumerate() {
-            let block_bytes = &message[block * rate..(block + 1) * rate];
-            for word in 0..rate >> 3 {
-                state.xor_word(lane, word, le_word(block_bytes, word));
-            }
-        }
-        keccak.permute(state);
-    }
-    let mut last = [0u8; SHAKE128_RATE];
-    for (lane, message) in messages.iter().enumerate() {
-        let tail = &message[full_blocks * rate..];
-        last[..rate].fill(0);
-        last[..tail.len()].copy_from_slice(tail);
-        last[tail.len()] ^= suffix;
-        last[rate - 1] ^= 0x80;
-        for word in 0..rate >> 3 {
-            state.xor_word(lane, word, le_word(&last, word));
-        }
-    }
-    last.as_mut_slice().zeroize();
-    keccak.permute(state);
-}
-
-/// Writes the first `out[l].len()` bytes of state `l`'s rate part (at most one block) for the
-/// first `out.len()` states. Whole words are copied with fixed-size stores.
-fn extract(state: &StateX4, out: &mut [&mut [u8]]) {
-    for (lane, bytes) in out.iter_mut().enumerate() {
-        let mut words = bytes.chunks_exact_mut(8);
-        let mut index = 0;
-        for chunk in &mut words {
-            chunk.copy_from_slice(&state.word(lane, index).to_le_bytes());
-            index += 1;
-        }
-        let rest = words.into_remainder();
-        if !rest.is_empty() {
-            let len = rest.len();
-            rest.copy_from_slice(&state.word(lane, index).to_le_bytes()[..len]);
-        }
-    }
-}
-
-/// SHA3-256 of four messages (`len / 136` equal for all four; see the module docs).
-pub fn sha3_256_x4(keccak: &KeccakX4, messages: [&[u8]; LANES]) -> [[u8; 32]; LANES] {
-    let mut state = StateX4::new();
-    absorb(keccak, &mut state, SHA3_256_RATE, SHA3_SUFFIX, messages);
-    let mut out = [[0u8; 32]; LANES];
-    extract(&state, &mut out.each_mut().map(|o| &mut o[..]));
-    out
-}
-
-/// SHA3-512 of four messages (`len / 72` equal for all four; see the module docs).
-pub fn sha3_512_x4(keccak: &KeccakX4, messages: [&[u8]; LANES]) -> [[u8; 64]; LANES] {
-    let mut state = StateX4::new();
-    absorb(keccak, &mut state, SHA3_512_RATE, SHA3_SUFFIX, messages);
-    let mut out = [[0u8; 64]; LANES];
-    extract(&state, &mut out.each_mut().map(|o| &mut o[..]));
-    out
-}
-
-/// Four SHAKE128 output streams, squeezed in lockstep. Wiped on drop.
-pub struct Shake128X4 {
-    keccak: KeccakX4,
-    state: StateX4,
-    /// Bytes of the current block (the rate part of `state`) already read.
-    position: usize,
-    /// Copy of the current block, made when a read stops inside it.
-    block: [[u8; SHAKE128_RATE]; LANES],
-    block_is_current: bool,
-}
-
-impl Shake128X4 {
-    /// Absorbs four messages (`len / 168` equal for all four; see the module docs).
-    pub fn new(keccak: &KeccakX4, messages: [&[u8]; LANES]) -> Self {
-        let mut xof = Self {
-            keccak: *keccak,
-            state: StateX4::new(),
-            position: 0,
-            block: [[0; SHAKE128_RATE]; LANES],
-            block_is_current: false,
-        };
-        absorb(
-            keccak,
-            &mut xof.state,
-            SHAKE128_RATE,
-            SHAKE_SUFFIX,
-            messages,
-        );
-        xof
-    }
-
-    /// Reads the next `len` bytes of stream `l` into `out[l]`, for the first `out.len()` streams
-    /// (the other streams advance too; their bytes are discarded).
-    ///
-    /// # Panics
-    /// If there are more than four outputs or they differ in length.
-    pub fn squeeze(&mut self, out: &mut [&mut [u8]]) {
-        assert!(out.len() <= LANES, "four-way squeeze: at most four outputs");
-        let len = out.first().map_or(0, |o| o.len());
-        assert!(
-            out.iter().all(|o| o.len() == len),
-            "four-way squeeze: outputs must have equal lengths"
-        );
-        let mut done = 0;
-        while done < len {
-            if self.position == SHAKE128_RATE {
-                self.keccak.permute(&mut self.state);
-                self.position = 0;
-                self.block_is_current = false;
-            }
-            let take = (SHAKE128_RATE - self.position).min(len - done);
-            if take == SHAKE128_RATE {
-                // A whole block: straight from the state.
-                let outputs = out.len();
-                let mut views: [&mut [u8]; LANES] = [&mut [], &mut [], &mut [], &mut []];
-                for (view, o) in views.iter_mut().zip(out.iter_mut()) {
-                    *view = &mut o[done..done + take];
-                }
-                extract(&self.state, &mut views[..outputs]);
-            } else {
-                if !self.block_is_current {
-                    extract(&self.state, &mut self.block.each_mut().map(|b| &mut b[..]));
-                    self.block_is_current = true;
-                }
-                for (o, block) in out.iter_mut().zip(self.block.iter()) {
-                    o[done..done + take]
-                        .copy_from_slice(&block[self.position..self.position + take]);
-                }
-            }
-            self.position += take;
-            done += take;
-        }
-    }
-}
-
-impl Drop for Shake128X4 {
-    fn drop(&mut self) {
-        // As a slice: one bulk fill (an array would take a volatile store per byte).
-        self.block.as_flattened_mut().zeroize();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sha3::Digest;
-    use shake::{ExtendableOutput, Update, XofReader};
 
     /// The permutation alone: Keccak-f\[1600\] of the zero state (FIPS 202 test vector, first
-    /// and last words), in all four lanes, on every path.
+    /// and last words), in every lane, on every path.
     #[test]
     fn permutation_of_zero_matches_the_known_answer() {
-        for keccak in paths() {
-            let mut state = StateX4::new();
+        fn check<const W: usize>(keccak: impl Permutation<W>, name: &str) {
+            let mut state = MultiState::<W>::new();
             keccak.permute(&mut state);
-            for lane in 0..LANES {
-                assert_eq!(
-                    state.word(lane, 0),
-                    0xF125_8F79_40E1_DDE7,
-                    "{}",
-                    keccak.name()
-                );
-                assert_eq!(
-                    state.word(lane, 24),
-                    0xEAF1_FF7B_5CEC_A249,
-                    "{}",
-                    keccak.name()
-                );
+            for lane in 0..W {
+                assert_eq!(state.word(lane, 0), 0xF125_8F79_40E1_DDE7, "{name}");
+                assert_eq!(state.word(lane, 24), 0xEAF1_FF7B_5CEC_A249, "{name}");
             }
+        }
+        for keccak in paths() {
+            check(keccak, keccak.name());
+        }
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let Some(keccak) = KeccakX8::avx512() {
+            check(keccak, "avx512x8");
         }
     }
 
@@ -533,20 +452,25 @@ mod tests {
         all.into_iter().flatten()
     }
 
-    /// Every path against the portable one on pseudo-random states, four different states per
-    /// call, chained over many permutations.
-    #[test]
-    fn vector_paths_match_the_portable_permutation() {
+    /// Pseudo-random, different states in every lane.
+    fn random_states<const W: usize>() -> MultiState<W> {
         let mut x = 0x0123_4567_89AB_CDEFu64;
-        let mut start = StateX4::new();
+        let mut state = MultiState::new();
         for word in 0..25 {
-            for lane in 0..LANES {
+            for lane in 0..W {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                start.xor_word(lane, word, x);
+                state.xor_word(lane, word, x);
             }
         }
+        state
+    }
+
+    /// Every four-way path against the portable one, chained over many permutations.
+    #[test]
+    fn vector_paths_match_the_portable_permutation() {
+        let start = random_states::<LANES>();
         let mut want = start.clone();
         for _ in 0..50 {
             KeccakX4::portable().permute(&mut want);
@@ -560,27 +484,31 @@ mod tests {
         }
     }
 
+    /// The eight-way path against the portable four-way one on both halves of its states.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     #[test]
-    fn sponges_match_the_reference_crates() {
-        let data: [u8; 700] = core::array::from_fn(|i| (i * 7 + 3) as u8);
-        for keccak in paths() {
-            for len in [0, 1, 33, 71, 72, 135, 136, 167, 168, 169, 400] {
-                let messages: [&[u8]; 4] = core::array::from_fn(|l| &data[l..l + len]);
-                let h256 = sha3_256_x4(&keccak, messages);
-                let h512 = sha3_512_x4(&keccak, messages);
-                let mut xof = Shake128X4::new(&keccak, messages);
-                let mut streams = [[0u8; 500]; 4];
-                let [a, b, c, d] = &mut streams;
-                xof.squeeze(&mut [&mut a[..13], &mut b[..13], &mut c[..13], &mut d[..13]]);
-                xof.squeeze(&mut [&mut a[13..], &mut b[13..], &mut c[13..], &mut d[13..]]);
-                for (l, message) in messages.iter().enumerate() {
-                    assert_eq!(h256[l][..], sha3::Sha3_256::digest(message)[..]);
-                    assert_eq!(h512[l][..], sha3::Sha3_512::digest(message)[..]);
-                    let mut reference = shake::Shake128::default();
-                    reference.update(message);
-                    let mut want = [0u8; 500];
-                    reference.finalize_xof().read(&mut want);
-                    assert_eq!(streams[l], want, "{} len {len} lane {l}", keccak.name());
+    fn eight_way_path_matches_the_portable_permutation() {
+        let Some(keccak) = KeccakX8::avx512() else {
+            return;
+        };
+        let start = random_states::<8>();
+        let mut got = start.clone();
+        for _ in 0..50 {
+            keccak.permute(&mut got);
+        }
+        for half in 0..2 {
+            let mut want = StateX4::new();
+            for word in 0..25 {
+                for lane in 0..LANES {
+                    want.xor_word(lane, word, start.word(4 * half + lane, word));
+                }
+            }
+            for _ in 0..50 {
+                KeccakX4::portable().permute(&mut want);
+            }
+            for word in 0..25 {
+                for lane in 0..LANES {
+                    assert_eq!(got.word(4 * half + lane, word), want.word(lane, word));
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! The AVX2 four-way permutation: one `__m256i` per word, holding that word of the four states.
 //!
 //! AVX2 has no 64-bit rotate, so a rotation is two shifts and an OR (CPUs with AVX-512 take
-//! `x4_avx512`).
+//! `avx512`).
 //!
 //! **Safety.** The
 //! AVX2 instructions run only inside [`permute_avx2`], a `#[target_feature(enable = "avx2")]`
