@@ -9,10 +9,11 @@
 //! the computation is over, right before they are compared; the public key and ciphertext stay
 //! secret-tainted throughout, so the code is also shown to be constant time in them.
 //!
-//! The batch API likewise (batches of two, the default backend), on each four-way Keccak path
-//! Valgrind runs: the portable one (hashes one at a time) and AVX2. Valgrind does not emulate
-//! AVX-512, so the AVX-512 Keccak (`x4_avx512`, the same straight-line macro with other
-//! instructions) is not checked here: under Valgrind the CPU reports no AVX-512.
+//! The batch API likewise (batches of two, the default backend), on each multi-way Keccak path
+//! Valgrind runs: the portable one (hashes one at a time) and AVX2, both through the lane
+//! runner's jobs. Valgrind does not emulate AVX-512, so the AVX-512 Keccak (`keccak/avx512.rs`,
+//! the same straight-line macro with other instructions, four or eight lanes) is not checked
+//! here: under Valgrind the CPU reports no AVX-512.
 //!
 //! Before a result is declassified, its V-bits are read back to prove that the taint really
 //! reached it (a run in which nothing was classified would otherwise pass trivially).

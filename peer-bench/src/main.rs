@@ -1,13 +1,15 @@
 //! Times keygen / encaps / decaps of LightSaber, Saber and FireSaber in one run for:
 //! saber-kem with its default backend; saber-kem with each backend of the project's list
 //! (`tests/support/backends.rs`); the expanded keys (A, b and H(pk) cached in the backend's
-//! domain) with `Ntt` and with the default backend; saber-kem with a multiplier that does nothing
+//! domain) with `Ntt` and with the default backend; the batch API (batches of eight, default
+//! backend, per operation); saber-kem with a multiplier that does nothing
 //! (what the KEM core costs besides multiplication); Saber+ (LightSaber+, Saber+, FireSaber+ in
 //! the three variant slots) with the default backend and with toom-cook; pqcrypto-saber (PQClean
 //! C, AVX2 picked at run time); the same hash calls through saber-kem's own Keccak; and the
 //! Keccak floor (the operation's SHAKE128 / SHA3 calls alone, one after the other, through the
 //! `sha3`/`shake` crates: `shared/docs/anchors.md` §5). It prints µs with the ratios ours / pqcrypto-saber and
-//! ours / Keccak floor, then each Saber+ row divided by the round-3 row of the same backend.
+//! ours / Keccak floor, then each Saber+ row divided by the round-3 row of the same backend, then
+//! the batch row against the single operations of the default backend.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
 //! samples, `-- --only default,no-mul` to time only the rows whose names contain one of the
@@ -197,6 +199,39 @@ macro_rules! expanded_row {
                 _ => time_expanded!(FireSaber, backend, op, calls, budget),
             }),
         }
+    }};
+}
+
+/// Operations per batch in the batch rows: one group of the batch API.
+const BATCH: usize = 8;
+
+/// The batch API with the default backend, per operation: a batch of `BATCH` key generations,
+/// encapsulations (to `BATCH` keys) or decapsulations, divided by `BATCH`.
+macro_rules! time_batch {
+    ($kem:ty, $op:expr, $calls:expr, $budget:expr) => {{
+        let mut rng = BenchRng(4);
+        let pairs = <$kem>::generate_batch::<BATCH>(&mut rng);
+        let keys = pairs.each_ref().map(|(_, ek)| ek);
+        let encapsulated = <$kem>::encapsulate_batch(keys, &mut rng);
+        let jobs: [_; BATCH] = core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0));
+        let per_batch = match $op {
+            0 => median_ns(
+                || drop(black_box(<$kem>::generate_batch::<BATCH>(&mut rng))),
+                $calls,
+                $budget,
+            ),
+            1 => median_ns(
+                || drop(black_box(<$kem>::encapsulate_batch(keys, &mut rng))),
+                $calls,
+                $budget,
+            ),
+            _ => median_ns(
+                || drop(black_box(<$kem>::decapsulate_batch(black_box(jobs)))),
+                $calls,
+                $budget,
+            ),
+        };
+        per_batch / BATCH as f64
     }};
 }
 
@@ -390,6 +425,14 @@ fn main() {
         "saber-kem exp. default",
         saber_kem::DefaultPolyMul::default()
     ));
+    rows.push(Row {
+        name: format!("saber-kem batch{BATCH} default"),
+        time: Box::new(|variant, op, calls, budget| match variant {
+            0 => time_batch!(LightSaber, op, calls, budget),
+            1 => time_batch!(Saber, op, calls, budget),
+            _ => time_batch!(FireSaber, op, calls, budget),
+        }),
+    });
     rows.push(saber_kem_row!("saber-kem no-mul (bound)", NoMultiplication));
     rows.push(expanded_row!("saber-kem exp. no-mul", NoMultiplication));
     rows.push(Row {
@@ -489,6 +532,33 @@ fn main() {
                     best[r][v][op] / best[base][v][op],
                 );
             }
+        }
+    }
+
+    // Batch throughput against single operations, both with the default backend.
+    let (Some(batch), Some(single)) = (
+        rows.iter()
+            .position(|row| row.name == format!("saber-kem batch{BATCH} default")),
+        rows.iter().position(|row| row.name == "saber-kem default"),
+    ) else {
+        return;
+    };
+    println!();
+    println!(
+        "{:<24} {:<11} {:<7} {:>10} {:>10} {:>8}",
+        "batch / single", "variant", "op", "µs/op", "µs", "speed-up"
+    );
+    for (v, variant) in variants.iter().enumerate() {
+        for (op, op_name) in OPS.iter().enumerate() {
+            println!(
+                "{:<24} {:<11} {:<7} {:>10.2} {:>10.2} {:>8.2}",
+                format!("batch of {BATCH}"),
+                variant,
+                op_name,
+                best[batch][v][op] / 1000.0,
+                best[single][v][op] / 1000.0,
+                best[single][v][op] / best[batch][v][op],
+            );
         }
     }
 }

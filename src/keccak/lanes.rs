@@ -178,10 +178,8 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
                 block[rate - 1] ^= 0x80;
                 progress.padded = true;
             }
-            for (word, bytes) in block[..rate].chunks_exact(8).enumerate() {
-                let mut le = [0u8; 8];
-                le.copy_from_slice(bytes);
-                state.xor_word(lane, word, u64::from_le_bytes(le));
+            for (bytes, word) in block[..rate].as_chunks::<8>().0.iter().zip(&mut state.lanes) {
+                word[lane] ^= u64::from_le_bytes(*bytes);
             }
         }
         keccak.permute(&mut state);
@@ -195,18 +193,15 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
             let rate = job.function.rate();
             let out = &mut job.output[progress.squeezed..];
             let take = out.len().min(rate);
-            // Whole words with fixed-size copies (a variable-length copy per word would be a
+            // Whole words with fixed-size stores (a variable-length copy per word would be a
             // `memcpy` call each), then the partial last word, if any.
-            let mut words = out[..take].chunks_exact_mut(8);
-            let mut word = 0;
-            for bytes in &mut words {
-                bytes.copy_from_slice(&state.word(lane, word).to_le_bytes());
-                word += 1;
+            let (words, tail) = out[..take].as_chunks_mut::<8>();
+            for (bytes, word) in words.iter_mut().zip(&state.lanes) {
+                *bytes = word[lane].to_le_bytes();
             }
-            let tail = words.into_remainder();
             if !tail.is_empty() {
                 let tail_len = tail.len();
-                tail.copy_from_slice(&state.word(lane, word).to_le_bytes()[..tail_len]);
+                tail.copy_from_slice(&state.word(lane, words.len()).to_le_bytes()[..tail_len]);
             }
             progress.squeezed += take;
             if progress.squeezed == job.output.len() {
