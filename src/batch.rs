@@ -69,7 +69,7 @@ use crate::keccak::lanes::{self, Function, Job};
 use crate::keccak::{KeccakX4, LANES, MultiKeccak};
 use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 use crate::params::sizes::SEED_BYTES;
-use crate::params::{ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
+use crate::params::{ArrayOf, ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
 use crate::pke;
 use crate::poly::{EQ, N, Poly, SecretPoly};
 use crate::polymul::{DefaultPolyMul, PolyMul};
@@ -464,18 +464,19 @@ fn public_seed(pk: &[u8]) -> [u8; 32] {
     seed
 }
 
-/// The XOF outputs a group's PKE steps need: each operation's secret vector and packed matrix.
-/// One per batch call, refilled by each group (53 KB of matrices: built once, not per group).
-struct Sampled<const L: usize> {
+/// The XOF outputs a group's PKE steps need: each operation's secret vector and packed matrix
+/// (`P::Matrix`: L² entries of 416 bytes, 8 × 6.5 KB for FireSaber). One per batch call, refilled
+/// by each group.
+struct Sampled<P: ParameterSet, const L: usize> {
     secrets: [[SecretPoly; L]; GROUP],
-    matrices: [[u8; MAX_MATRIX_BYTES]; GROUP],
+    matrices: [P::Matrix<[u8; MATRIX_ENTRY_BYTES]>; GROUP],
 }
 
-impl<const L: usize> Sampled<L> {
+impl<P: ParameterSet, const L: usize> Sampled<P, L> {
     fn new() -> Self {
         Self {
             secrets: core::array::from_fn(|_| pke::zero_secret::<L>()),
-            matrices: [[0u8; MAX_MATRIX_BYTES]; GROUP],
+            matrices: core::array::from_fn(|_| ArrayOf::from_fn(|_| [0; MATRIX_ENTRY_BYTES])),
         }
     }
 
@@ -490,21 +491,15 @@ impl<const L: usize> Sampled<L> {
     ) {
         let segments = V::secret_segments(L, MU);
         let stream_len = segments.stream_len(MU);
-        let matrix_len = L * L * MATRIX_ENTRY_BYTES;
         let mut streams = Wiped([[0u8; MAX_SECRET_STREAM]; GROUP]);
         hasher.run(
             secret_seeds
                 .iter()
                 .zip(streams.iter_mut())
                 .map(|(seed, stream)| Job::shake128(seed, &mut stream[..stream_len]))
-                .chain(
-                    matrix_seeds
-                        .iter()
-                        .zip(self.matrices.iter_mut())
-                        .flat_map(|(seed, matrix)| {
-                            V::matrix_jobs(seed, L, &mut matrix[..matrix_len])
-                        }),
-                ),
+                .chain(matrix_seeds.iter().zip(self.matrices.iter_mut()).flat_map(
+                    |(seed, matrix)| V::matrix_jobs(seed, L, matrix.as_mut().as_flattened_mut()),
+                )),
         );
         for (secret, stream) in self
             .secrets
@@ -519,7 +514,7 @@ impl<const L: usize> Sampled<L> {
     /// Operation `i`'s matrix, as the PKE reads it.
     fn matrix(&self, i: usize) -> PackedMatrix<'_> {
         PackedMatrix {
-            bytes: &self.matrices[i][..L * L * MATRIX_ENTRY_BYTES],
+            bytes: self.matrices[i].as_ref().as_flattened(),
         }
     }
 }
@@ -528,7 +523,7 @@ impl<const L: usize> Sampled<L> {
 fn keygen_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
-    sampled: &mut Sampled<L>,
+    sampled: &mut Sampled<SaberKem<V, L, MU, ET>, L>,
     seeds: &[KeySeeds],
     pairs: &mut [KeyPair<SaberKem<V, L, MU, ET>>],
 ) where
@@ -577,7 +572,7 @@ fn keygen_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const E
 fn encapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
-    sampled: &mut Sampled<L>,
+    sampled: &mut Sampled<SaberKem<V, L, MU, ET>, L>,
     keys: &[&EncapsulationKey<SaberKem<V, L, MU, ET>>],
     ms: &[[u8; 32]],
     out: &mut [(Ciphertext<SaberKem<V, L, MU, ET>>, SharedSecret)],
@@ -657,7 +652,7 @@ fn finish_shared_secrets<'a>(
 fn decapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     hasher: &Hasher,
-    sampled: &mut Sampled<L>,
+    sampled: &mut Sampled<SaberKem<V, L, MU, ET>, L>,
     pairs: &[DecapsulationJob<'_, SaberKem<V, L, MU, ET>>],
     shared: &mut [SharedSecret],
 ) where

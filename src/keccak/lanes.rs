@@ -178,7 +178,12 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
                 block[rate - 1] ^= 0x80;
                 progress.padded = true;
             }
-            for (bytes, word) in block[..rate].as_chunks::<8>().0.iter().zip(&mut state.lanes) {
+            for (bytes, word) in block[..rate]
+                .as_chunks::<8>()
+                .0
+                .iter()
+                .zip(&mut state.lanes)
+            {
                 word[lane] ^= u64::from_le_bytes(*bytes);
             }
         }
