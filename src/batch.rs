@@ -53,8 +53,9 @@
 //!
 //! # Memory
 //!
-//! A group of eight keeps its eight matrices packed (8 × 16 × 416 bytes: 53 KB, for every set),
-//! secrets and hashes on the stack, and the whole batch's keys or ciphertexts; meant for servers.
+//! A batch keeps eight matrices packed (8 × L² × 416 bytes: 13 KB for LightSaber, 30 KB for
+//! Saber, 53 KB for FireSaber), eight secret vectors and hashes on the stack, and the whole
+//! batch's keys or ciphertexts; meant for servers.
 //! Microcontrollers should use the one-at-a-time API, which streams A.
 
 use core::ops::{Deref, DerefMut};
@@ -92,7 +93,7 @@ const MAX_MATRIX_BYTES: usize = MAX_RANK * MAX_RANK * MATRIX_ENTRY_BYTES;
 const MAX_SECRET_STREAM: usize = 840;
 
 /// The three 32-byte inputs of one key generation, in the order they are drawn.
-#[derive(Clone, Default, Zeroize, ZeroizeOnDrop)]
+#[derive(Clone, Default)]
 pub struct KeySeeds {
     /// Hashed with SHAKE128 into the public seed of A.
     pub seed_a: [u8; 32],
@@ -103,14 +104,31 @@ pub struct KeySeeds {
 }
 
 impl KeySeeds {
-    fn draw<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<Self, R::Error> {
-        let mut seeds = Self::default();
-        rng.try_fill_bytes(&mut seeds.seed_a)?;
-        rng.try_fill_bytes(&mut seeds.seed_s)?;
-        rng.try_fill_bytes(&mut seeds.z)?;
-        Ok(seeds)
+    /// Fills the three seeds from `rng`, in the order one key generation draws them.
+    fn draw<R: TryCryptoRng + ?Sized>(&mut self, rng: &mut R) -> Result<(), R::Error> {
+        rng.try_fill_bytes(&mut self.seed_a)?;
+        rng.try_fill_bytes(&mut self.seed_s)?;
+        rng.try_fill_bytes(&mut self.z)
     }
 }
+
+impl Zeroize for KeySeeds {
+    fn zeroize(&mut self) {
+        // As slices: one bulk fill each (the derive would store each byte with its own volatile
+        // write).
+        for seed in [&mut self.seed_a, &mut self.seed_s, &mut self.z] {
+            seed.as_mut_slice().zeroize();
+        }
+    }
+}
+
+impl Drop for KeySeeds {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for KeySeeds {}
 
 impl core::fmt::Debug for KeySeeds {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -740,7 +758,7 @@ where
     ) -> Result<[KeyPair<Self>; N], R::Error> {
         let mut seeds: [KeySeeds; N] = core::array::from_fn(|_| KeySeeds::default());
         for s in seeds.iter_mut() {
-            *s = KeySeeds::draw(rng)?;
+            s.draw(rng)?;
         }
         Ok(Self::generate_batch_from_seeds(
             backend,
