@@ -126,7 +126,8 @@ impl Variant for Round3 {
         // 13-bit two's complement (−3 → 0x1FFD).
         let mut wide = s.coeffs.map(|c| c as i16 as u16);
         pack(&wide, EQ, out);
-        wide.zeroize();
+        // As a slice: one bulk fill (an array would take a volatile store per coefficient).
+        wide.as_mut_slice().zeroize();
     }
 
     fn decode_secret(bytes: &[u8], mu: usize, out: &mut SecretPoly) -> Choice {
@@ -139,7 +140,7 @@ impl Variant for Round3 {
             in_i8_range |= (v + 128) | (127 - v);
             *o = v as i8;
         }
-        wide.zeroize();
+        wide.as_mut_slice().zeroize();
         let fits = Choice::from((((in_i8_range as u32) >> 31) ^ 1) as u8);
         fits & all_within(&out.coeffs, (mu >> 1) as i32)
     }
@@ -196,7 +197,7 @@ impl Variant for Plus {
         // 4-bit two's-complement nibbles, even coefficient in the low nibble (§3.4).
         let mut wide = s.coeffs.map(|c| c as u8 as u16);
         pack(&wide, 4, out);
-        wide.zeroize();
+        wide.as_mut_slice().zeroize();
     }
 
     fn decode_secret(bytes: &[u8], mu: usize, out: &mut SecretPoly) -> Choice {
@@ -206,7 +207,7 @@ impl Variant for Plus {
             // Sign-extend the nibble: −8..7.
             *o = ((w as u8) << 4) as i8 >> 4;
         }
-        wide.zeroize();
+        wide.as_mut_slice().zeroize();
         all_within(&out.coeffs, (mu >> 1) as i32)
     }
 }

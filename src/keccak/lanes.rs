@@ -101,12 +101,12 @@ impl<'a> Job<'a> {
             Function::Sha3_256 => {
                 let mut digest = crate::hash::sha3_256(&input);
                 output.copy_from_slice(&digest);
-                digest.zeroize();
+                digest.as_mut_slice().zeroize();
             }
             Function::Sha3_512 => {
                 let mut digest = crate::hash::sha3_512(&input);
                 output.copy_from_slice(&digest);
-                digest.zeroize();
+                digest.as_mut_slice().zeroize();
             }
         }
     }
@@ -214,7 +214,7 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
             }
         }
     }
-    block.zeroize();
+    block.as_mut_slice().zeroize();
 }
 
 /// Bytes `offset..offset + out.len()` of `parts[0] ‖ parts[1]`.

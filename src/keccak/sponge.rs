@@ -98,7 +98,7 @@ impl Sponge {
 impl Drop for Sponge {
     fn drop(&mut self) {
         // `state` wipes itself.
-        self.block.zeroize();
+        self.block.as_mut_slice().zeroize();
     }
 }
 
