@@ -293,12 +293,7 @@ macro_rules! batch_kats {
                 };
             }
 
-            one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
-            one_set!(saber, Saber, Round3, 3, 8, 4);
-            one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
-            one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
-            one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
-            one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
+            crate::support::for_each_set!(one_set);
         }
     };
 }
@@ -323,12 +318,7 @@ mod keccak_path_kats {
         };
     }
 
-    one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
-    one_set!(saber, Saber, Round3, 3, 8, 4);
-    one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
-    one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
-    one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
-    one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
+    crate::support::for_each_set!(one_set);
 }
 
 /// Once (the draw order does not depend on the backend): every record through the RNG entry
@@ -349,12 +339,7 @@ mod rng_draw_order {
         };
     }
 
-    one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
-    one_set!(saber, Saber, Round3, 3, 8, 4);
-    one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
-    one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
-    one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
-    one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
+    crate::support::for_each_set!(one_set);
 }
 
 support::backends::for_each_backend!(batch_kats);

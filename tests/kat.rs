@@ -22,12 +22,7 @@ macro_rules! kat_tests {
                 };
             }
 
-            one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
-            one_set!(saber, Saber, Round3, 3, 8, 4);
-            one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
-            one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
-            one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
-            one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
+            crate::support::for_each_set!(one_set);
 
             /// The low-memory organisation (`LowMemory`) must not change a byte.
             mod low_memory {
@@ -45,12 +40,7 @@ macro_rules! kat_tests {
                     };
                 }
 
-                one_set!(lightsaber, LightSaber, Round3, 2, 10, 3);
-                one_set!(saber, Saber, Round3, 3, 8, 4);
-                one_set!(firesaber, FireSaber, Round3, 4, 6, 6);
-                one_set!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3);
-                one_set!(saber_plus, SaberPlus, Plus, 3, 8, 4);
-                one_set!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6);
+                crate::support::for_each_set!(one_set);
             }
         }
     };

@@ -10,51 +10,24 @@
 //! less per state than the four-way one, for batches that fill its eight lanes
 //! (`BENCHMARKS.md`).
 //!
-//! **Safety.** The AVX-512 instructions run only inside the two `permute` functions of the
-//! modules below, `#[target_feature(enable = "avx2,avx512f,avx512vl")]` functions reached only
-//! through [`permute_x4`] and [`permute_x8`], which require an [`Avx512Token`]; a token is only
-//! created by [`Avx512Token::detect`] after CPUID reported AVX-512F and AVX-512VL and the OS
+//! **Safety.** The AVX-512 instructions run only inside the `permute_unchecked` functions of
+//! the modules `x4` and `x8`, `#[target_feature(enable = "avx2,avx512f,avx512vl")]` functions
+//! reached only through their module's safe `permute`, which requires an [`Avx512Token`]; a token
+//! is only created by [`Avx512Token::detect`] after CPUID reported AVX-512F and AVX-512VL and the OS
 //! saving their registers (`cpufeatures` checks XCR0). AVX-512F implies AVX2. Memory is accessed
 //! only through `loadu`/`storeu` of one register from one `[u64; width]` array, exactly the
 //! register's size.
 #![allow(unsafe_code)]
 
-/// Proof that the CPU executes AVX2, AVX-512F and AVX-512VL instructions. Private field: only
-/// [`Avx512Token::detect`] creates one.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Avx512Token(());
-
-impl Avx512Token {
-    /// Some token if the CPU has AVX-512F and AVX-512VL (CPUID once per process, cached by
-    /// `cpufeatures`).
-    pub(super) fn detect() -> Option<Self> {
-        crate::cpu::has_avx512_f_vl().then_some(Self(()))
-    }
-}
-
-/// Keccak-f\[1600\] on four interleaved states.
-#[inline]
-pub(super) fn permute_x4(token: Avx512Token, state: &mut [[u64; 4]; 25]) {
-    let _ = token;
-    // SAFETY: the token proves that this CPU executes AVX2, AVX-512F and AVX-512VL instructions.
-    unsafe { x4::permute(state) }
-}
-
-/// Keccak-f\[1600\] on eight interleaved states.
-#[inline]
-pub(super) fn permute_x8(token: Avx512Token, state: &mut [[u64; 8]; 25]) {
-    let _ = token;
-    // SAFETY: the token proves that this CPU executes AVX2, AVX-512F and AVX-512VL instructions.
-    unsafe { x8::permute(state) }
-}
+pub(super) use crate::cpu::Avx512VlToken as Avx512Token;
 
 /// `vpternlogq` truth tables, indexed by `(a << 2) | (b << 1) | c`.
 const XOR3: i32 = 0x96;
 /// a ⊕ (¬b ∧ c): set for (a, b, c) = 001, 100, 110, 111.
 const CHI: i32 = 0xD2;
 
-/// A module with `permute(&mut [[u64; $width]; 25])` on registers of type `$vector`, given the
-/// width's intrinsics. The word operations are `unsafe fn`s because they execute AVX-512
+/// A module with `permute(token, &mut [[u64; $width]; 25])` on registers of type `$vector`, given
+/// the width's intrinsics. The word operations are `unsafe fn`s because they execute AVX-512
 /// instructions (callers must run on such a CPU); they are always inlined into `permute`, which
 /// is compiled with those instructions enabled.
 macro_rules! permutation {
@@ -70,7 +43,7 @@ macro_rules! permutation {
         load = $load:ident,
         store = $store:ident
     ) => {
-        mod $module {
+        pub(super) mod $module {
             #[cfg(target_arch = "x86")]
             use core::arch::x86::*;
             #[cfg(target_arch = "x86_64")]
@@ -112,8 +85,20 @@ macro_rules! permutation {
                 };
             }
 
+            /// Keccak-f\[1600\] on the interleaved states.
+            #[inline]
+            pub(in super::super) fn permute(
+                token: super::Avx512Token,
+                state: &mut [[u64; $width]; 25],
+            ) {
+                let _ = token;
+                // SAFETY: the token proves that this CPU executes AVX2, AVX-512F and AVX-512VL
+                // instructions.
+                unsafe { permute_unchecked(state) }
+            }
+
             #[target_feature(enable = "avx2,avx512f,avx512vl")]
-            pub(super) unsafe fn permute(state: &mut [[u64; $width]; 25]) {
+            unsafe fn permute_unchecked(state: &mut [[u64; $width]; 25]) {
                 // SAFETY: this function runs only on CPUs with AVX2, AVX-512F and AVX-512VL (its
                 // caller holds an `Avx512Token`), and every load and store covers exactly one
                 // `[u64; $width]`, the size of one register.

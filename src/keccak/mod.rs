@@ -305,7 +305,7 @@ impl KeccakX4 {
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Path::Avx2(token) => x4_avx2::permute(token, &mut state.lanes),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Path::Avx512(token) => avx512::permute_x4(token, &mut state.lanes),
+            Path::Avx512(token) => avx512::x4::permute(token, &mut state.lanes),
         }
     }
 }
@@ -340,7 +340,7 @@ impl KeccakX8 {
     /// Applies Keccak-f\[1600\] to each of the eight states.
     #[inline]
     pub fn permute(&self, state: &mut StateX8) {
-        avx512::permute_x8(self.token, &mut state.lanes);
+        avx512::x8::permute(self.token, &mut state.lanes);
     }
 }
 

@@ -18,18 +18,7 @@ use core::arch::x86_64::*;
 
 use super::LANES;
 
-/// Proof that the CPU executes AVX2 instructions. Private field: only [`Avx2Token::detect`]
-/// creates one.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Avx2Token(());
-
-impl Avx2Token {
-    /// Some token if the CPU has AVX2 (CPUID once per process, cached by `cpufeatures`; a
-    /// constant when the target enables AVX2 at compile time).
-    pub(super) fn detect() -> Option<Self> {
-        crate::cpu::has_avx2().then_some(Self(()))
-    }
-}
+pub(super) use crate::cpu::Avx2Token;
 
 /// Keccak-f\[1600\] on the four interleaved states.
 #[inline]

@@ -28,22 +28,7 @@ use core::mem::MaybeUninit;
 
 use crate::poly::{N, Poly, SecretPoly};
 
-/// Proof that the CPU executes AVX2 instructions. Private field: only [`Avx2Token::detect`]
-/// creates one.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2Token(());
-
-impl Avx2Token {
-    /// Detects AVX2 (CPUID once per process, cached by `cpufeatures`; a constant when the target
-    /// enables AVX2 at compile time).
-    pub(crate) fn detect() -> Option<Self> {
-        if crate::cpu::has_avx2() {
-            Some(Self(()))
-        } else {
-            None
-        }
-    }
-}
+pub(crate) use crate::cpu::Avx2Token;
 
 type P6 = Layers6;
 

@@ -30,21 +30,7 @@ use core::mem::MaybeUninit;
 
 use crate::poly::{N, Poly, SecretPoly};
 
-/// Proof that the CPU (and the OS) execute AVX-512 F and BW instructions. Private field: only
-/// [`Avx512Token::detect`] creates one.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx512Token(());
-
-impl Avx512Token {
-    /// Detects AVX-512 F and BW (CPUID once per process, cached by `cpufeatures`).
-    pub(crate) fn detect() -> Option<Self> {
-        if crate::cpu::has_avx512_f_bw() {
-            Some(Self(()))
-        } else {
-            None
-        }
-    }
-}
+pub(crate) use crate::cpu::Avx512BwToken as Avx512Token;
 
 type P6 = Layers6;
 
