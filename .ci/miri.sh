@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Miri (issue 7): the library's light unit tests and tests/ct_secrets.rs (the test that uses `unsafe`,
-# reading the memory of dropped secrets) under Miri's undefined-behaviour checks. The library
-# itself has no `unsafe` (`unsafe_code` is denied); SIMD backends, if added, are excluded.
+# reading the memory of dropped secrets) under Miri's undefined-behaviour checks. Outside the
+# x86 SIMD modules and the MMIO wrapper (`src/hw/volatile.rs`) the library has no `unsafe`
+# (`unsafe_code` is denied); Miri runs without AVX2/AVX-512, so their runtime detection picks the
+# portable code, and the SIMD paths are checked against it by the ordinary unit tests instead.
 #
 # Needs the nightly toolchain with the `miri` and `rust-src` components. This script does not
 # download toolchain components (only package registries are reachable from CI machines by
