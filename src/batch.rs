@@ -70,7 +70,7 @@ use crate::keccak::lanes::{self, Function, Job};
 use crate::keccak::{KeccakX4, LANES, MultiKeccak};
 use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 use crate::params::sizes::SEED_BYTES;
-use crate::params::{ArrayOf, ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
+use crate::params::{ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
 use crate::pke;
 use crate::poly::{EQ, N, Poly, SecretPoly};
 use crate::polymul::{DefaultPolyMul, PolyMul};
@@ -374,6 +374,29 @@ impl MatrixSource for IndexedMatrixX4 {
     }
 }
 
+/// All-zero keys and ciphertexts, as constants: a batch's result array is built zeroed where it
+/// lies (`[const { .. }; N]`), then written in place by the groups.
+impl<P: ParameterSet> EncapsulationKey<P> {
+    const ZERO: Self = Self {
+        bytes: P::PublicKeyBytes::ZERO,
+    };
+}
+
+impl<P: ParameterSet> DecapsulationKey<P> {
+    const ZERO: Self = Self {
+        secret: P::SecretCpaBytes::ZERO,
+        ek: EncapsulationKey::ZERO,
+        hpk: [0; 32],
+        z: [0; 32],
+    };
+}
+
+impl<P: ParameterSet> Ciphertext<P> {
+    const ZERO: Self = Self {
+        bytes: P::CiphertextBytes::ZERO,
+    };
+}
+
 /// A matrix held packed (row-major, 416 bytes per entry), read entry by entry.
 struct PackedMatrix<'a> {
     bytes: &'a [u8],
@@ -483,18 +506,20 @@ fn public_seed(pk: &[u8]) -> [u8; 32] {
 }
 
 /// The XOF outputs a group's PKE steps need: each operation's secret vector and packed matrix
-/// (`P::Matrix`: L² entries of 416 bytes, 8 × 6.5 KB for FireSaber). One per batch call, refilled
-/// by each group.
+/// (`P::MatrixBytes`: L² entries of 416 bytes, 8 × 6.5 KB for FireSaber). One per batch call,
+/// refilled by each group.
 struct Sampled<P: ParameterSet, const L: usize> {
     secrets: [[SecretPoly; L]; GROUP],
-    matrices: [P::Matrix<[u8; MATRIX_ENTRY_BYTES]>; GROUP],
+    matrices: [P::MatrixBytes; GROUP],
 }
 
 impl<P: ParameterSet, const L: usize> Sampled<P, L> {
     fn new() -> Self {
+        // Constants: zeroed in place (`core::array::from_fn` would build the arrays aside and
+        // copy them, several KB per batch).
         Self {
-            secrets: core::array::from_fn(|_| pke::zero_secret::<L>()),
-            matrices: core::array::from_fn(|_| ArrayOf::from_fn(|_| [0; MATRIX_ENTRY_BYTES])),
+            secrets: [const { pke::zero_secret::<L>() }; GROUP],
+            matrices: [const { P::MatrixBytes::ZERO }; GROUP],
         }
     }
 
@@ -515,9 +540,12 @@ impl<P: ParameterSet, const L: usize> Sampled<P, L> {
                 .iter()
                 .zip(streams.iter_mut())
                 .map(|(seed, stream)| Job::shake128(seed, &mut stream[..stream_len]))
-                .chain(matrix_seeds.iter().zip(self.matrices.iter_mut()).flat_map(
-                    |(seed, matrix)| V::matrix_jobs(seed, L, matrix.as_mut().as_flattened_mut()),
-                )),
+                .chain(
+                    matrix_seeds
+                        .iter()
+                        .zip(self.matrices.iter_mut())
+                        .flat_map(|(seed, matrix)| V::matrix_jobs(seed, L, matrix.as_mut())),
+                ),
         );
         for (secret, stream) in self
             .secrets
@@ -532,7 +560,7 @@ impl<P: ParameterSet, const L: usize> Sampled<P, L> {
     /// Operation `i`'s matrix, as the PKE reads it.
     fn matrix(&self, i: usize) -> PackedMatrix<'_> {
         PackedMatrix {
-            bytes: self.matrices[i].as_ref().as_flattened(),
+            bytes: self.matrices[i].as_ref(),
         }
     }
 }
@@ -716,7 +744,7 @@ fn decapsulate_group<V: Variant, B: PolyMul, const L: usize, const MU: usize, co
 
     for (i, (dk, ct)) in pairs.iter().enumerate() {
         let mut reencrypted =
-            Wiped([<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes::zeroed()]);
+            Wiped([<SaberKem<V, L, MU, ET> as ParameterSet>::CiphertextBytes::ZERO]);
         let reencrypted = &mut reencrypted[0];
         pke::encrypt_from::<B, _, L, ET>(
             backend,
@@ -746,7 +774,15 @@ where
     pub fn generate_batch<const N: usize>(
         rng: &mut (impl CryptoRng + ?Sized),
     ) -> [KeyPair<Self>; N] {
-        let Ok(pairs) = Self::try_generate_batch_with(&mut DefaultPolyMul::default(), rng);
+        // Filled where it lies (not through `try_generate_batch_with`, whose `Result` would cost
+        // two copies of the whole array).
+        let mut pairs = [const { (DecapsulationKey::ZERO, EncapsulationKey::ZERO) }; N];
+        let Ok(()) = Self::generate_batch_into(
+            &mut DefaultPolyMul::default(),
+            &Hasher::new(),
+            |_, seeds| seeds.draw(rng),
+            &mut pairs,
+        );
         pairs
     }
 
@@ -756,15 +792,14 @@ where
         backend: &mut B,
         rng: &mut R,
     ) -> Result<[KeyPair<Self>; N], R::Error> {
-        let mut seeds: [KeySeeds; N] = core::array::from_fn(|_| KeySeeds::default());
-        for s in seeds.iter_mut() {
-            s.draw(rng)?;
-        }
-        Ok(Self::generate_batch_from_seeds(
+        let mut pairs = [const { (DecapsulationKey::ZERO, EncapsulationKey::ZERO) }; N];
+        Self::generate_batch_into(
             backend,
             &Hasher::new(),
-            &seeds,
-        ))
+            |_, seeds| seeds.draw(rng),
+            &mut pairs,
+        )?;
+        Ok(pairs)
     }
 
     /// Deterministic batch key generation with the given multi-way Keccak (tests pick each
@@ -777,32 +812,37 @@ where
         keccak: MultiKeccak,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
-        Self::generate_batch_from_seeds(backend, &Hasher::with(keccak), seeds)
+        let mut pairs = [const { (DecapsulationKey::ZERO, EncapsulationKey::ZERO) }; N];
+        let Ok(()) = Self::generate_batch_into(
+            backend,
+            &Hasher::with(keccak),
+            |i, out| {
+                out.clone_from(&seeds[i]);
+                Ok::<_, core::convert::Infallible>(())
+            },
+            &mut pairs,
+        );
+        pairs
     }
 
-    fn generate_batch_from_seeds<B: PolyMul, const N: usize>(
-        backend: &mut B,
+    /// Key pair `i` into `pairs[i]` (zeroed), from the seeds `next_seeds(i, ..)` writes, asked
+    /// for in order, a group at a time; results are written in place (no copies of whole keys).
+    fn generate_batch_into<E>(
+        backend: &mut impl PolyMul,
         hasher: &Hasher,
-        seeds: &[KeySeeds; N],
-    ) -> [KeyPair<Self>; N] {
-        // Written in place by the groups: no copies of whole keys.
-        let mut pairs: [KeyPair<Self>; N] = core::array::from_fn(|_| {
-            let ek = EncapsulationKey {
-                bytes: ByteArray::zeroed(),
-            };
-            let dk = DecapsulationKey {
-                secret: ByteArray::zeroed(),
-                ek: ek.clone(),
-                hpk: [0; 32],
-                z: [0; 32],
-            };
-            (dk, ek)
-        });
+        mut next_seeds: impl FnMut(usize, &mut KeySeeds) -> Result<(), E>,
+        pairs: &mut [KeyPair<Self>],
+    ) -> Result<(), E> {
+        let mut seeds: [KeySeeds; GROUP] = Default::default();
         let mut sampled = Sampled::new();
-        for (seeds, pairs) in seeds.chunks(GROUP).zip(pairs.chunks_mut(GROUP)) {
-            keygen_group::<V, B, L, MU, ET>(backend, hasher, &mut sampled, seeds, pairs);
+        for (group, pairs) in pairs.chunks_mut(GROUP).enumerate() {
+            let seeds = &mut seeds[..pairs.len()];
+            for (k, seeds) in seeds.iter_mut().enumerate() {
+                next_seeds(group * GROUP + k, seeds)?;
+            }
+            keygen_group::<V, _, L, MU, ET>(backend, hasher, &mut sampled, seeds, pairs);
         }
-        pairs
+        Ok(())
     }
 
     /// Encapsulates to each of `keys` (repeats allowed) with the default backend, eight at a
@@ -811,7 +851,15 @@ where
         keys: [&EncapsulationKey<Self>; N],
         rng: &mut (impl CryptoRng + ?Sized),
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        let Ok(out) = Self::try_encapsulate_batch_with(&mut DefaultPolyMul::default(), keys, rng);
+        // Filled where it lies, as in `generate_batch`.
+        let mut out = [const { (Ciphertext::ZERO, SharedSecret([0; 32])) }; N];
+        let Ok(()) = Self::encapsulate_batch_into(
+            &mut DefaultPolyMul::default(),
+            &Hasher::new(),
+            &keys,
+            |_, m| rng.try_fill_bytes(m),
+            &mut out,
+        );
         out
     }
 
@@ -822,16 +870,15 @@ where
         keys: [&EncapsulationKey<Self>; N],
         rng: &mut R,
     ) -> Result<[(Ciphertext<Self>, SharedSecret); N], R::Error> {
-        let mut ms = Wiped([[0u8; 32]; N]);
-        for m in ms.iter_mut() {
-            rng.try_fill_bytes(m)?;
-        }
-        Ok(Self::encapsulate_batch_from_seeds(
+        let mut out = [const { (Ciphertext::ZERO, SharedSecret([0; 32])) }; N];
+        Self::encapsulate_batch_into(
             backend,
             &Hasher::new(),
-            keys,
-            &ms,
-        ))
+            &keys,
+            |_, m| rng.try_fill_bytes(m),
+            &mut out,
+        )?;
+        Ok(out)
     }
 
     /// Deterministic batch encapsulation with the given multi-way Keccak (tests pick each path):
@@ -844,30 +891,39 @@ where
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        Self::encapsulate_batch_from_seeds(backend, &Hasher::with(keccak), keys, ms)
+        let mut out = [const { (Ciphertext::ZERO, SharedSecret([0; 32])) }; N];
+        let Ok(()) = Self::encapsulate_batch_into(
+            backend,
+            &Hasher::with(keccak),
+            &keys,
+            |i, m| {
+                *m = ms[i];
+                Ok::<_, core::convert::Infallible>(())
+            },
+            &mut out,
+        );
+        out
     }
 
-    fn encapsulate_batch_from_seeds<B: PolyMul, const N: usize>(
-        backend: &mut B,
+    /// Encapsulation `i` to `keys[i]` into `out[i]` (zeroed), with the 32 random bytes
+    /// `next_m(i, ..)` writes, asked for in order, a group at a time.
+    fn encapsulate_batch_into<E>(
+        backend: &mut impl PolyMul,
         hasher: &Hasher,
-        keys: [&EncapsulationKey<Self>; N],
-        ms: &[[u8; 32]; N],
-    ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        let mut out: [(Ciphertext<Self>, SharedSecret); N] = core::array::from_fn(|_| {
-            let ct = Ciphertext {
-                bytes: ByteArray::zeroed(),
-            };
-            (ct, SharedSecret([0; 32]))
-        });
+        keys: &[&EncapsulationKey<Self>],
+        mut next_m: impl FnMut(usize, &mut [u8; 32]) -> Result<(), E>,
+        out: &mut [(Ciphertext<Self>, SharedSecret)],
+    ) -> Result<(), E> {
+        let mut ms = Wiped([[0u8; 32]; GROUP]);
         let mut sampled = Sampled::new();
-        for ((keys, ms), out) in keys
-            .chunks(GROUP)
-            .zip(ms.chunks(GROUP))
-            .zip(out.chunks_mut(GROUP))
-        {
-            encapsulate_group::<V, B, L, MU, ET>(backend, hasher, &mut sampled, keys, ms, out);
+        for (group, (keys, out)) in keys.chunks(GROUP).zip(out.chunks_mut(GROUP)).enumerate() {
+            let ms = &mut ms[..keys.len()];
+            for (k, m) in ms.iter_mut().enumerate() {
+                next_m(group * GROUP + k, m)?;
+            }
+            encapsulate_group::<V, _, L, MU, ET>(backend, hasher, &mut sampled, keys, ms, out);
         }
-        out
+        Ok(())
     }
 
     /// Decapsulates each ciphertext with its key (repeats allowed) with the default backend,
@@ -903,7 +959,7 @@ where
         hasher: &Hasher,
         pairs: [DecapsulationJob<'_, Self>; N],
     ) -> [SharedSecret; N] {
-        let mut shared: [SharedSecret; N] = core::array::from_fn(|_| SharedSecret([0; 32]));
+        let mut shared: [SharedSecret; N] = [const { SharedSecret([0; 32]) }; N];
         let mut sampled = Sampled::new();
         for (pairs, shared) in pairs.chunks(GROUP).zip(shared.chunks_mut(GROUP)) {
             decapsulate_group::<V, B, L, MU, ET>(backend, hasher, &mut sampled, pairs, shared);

@@ -33,8 +33,8 @@ pub fn pack(coeffs: &[u16; N], width: u32, out: &mut [u8]) {
         3 => pack_groups::<3>(coeffs, out),
         4 => pack_groups::<4>(coeffs, out),
         6 => pack_groups::<6>(coeffs, out),
-        10 => pack10(coeffs, out),
-        13 => pack_groups::<13>(coeffs, out),
+        10 => pack_wide::<10>(coeffs, out),
+        13 => pack_wide::<13>(coeffs, out),
         _ => pack_bits(coeffs, width, out),
     }
 }
@@ -168,14 +168,15 @@ pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     unpack_groups::<W>(&bytes[(done * W) >> 3..], &mut out[done..]);
 }
 
-/// [`pack_groups`] for 10 bits (b and b', L times per operation), with an AVX2 path for most
-/// of the groups where the CPU has it (`encoding/avx2.rs`).
-pub(crate) fn pack10(coeffs: &[u16], out: &mut [u8]) {
+/// [`pack_groups`] for the widths written L times per operation (10 bits: b and b'; 13 bits:
+/// the secret key), with an AVX2 path for most of the groups where the CPU has it
+/// (`encoding/avx2.rs`).
+pub(crate) fn pack_wide<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    let done = avx2::pack10(coeffs, out);
+    let done = avx2::pack::<W>(coeffs, out);
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     let done = 0;
-    pack_groups::<10>(&coeffs[done..], &mut out[(done * 10) >> 3..]);
+    pack_groups::<W>(&coeffs[done..], &mut out[(done * W) >> 3..]);
 }
 
 /// The bit loop for any width up to 16 (slices of any length).
@@ -259,10 +260,10 @@ mod tests {
                 pack_groups::<W>(&coeffs, &mut fast[..len]);
                 pack_bits(&coeffs, W as u32, &mut slow[..len]);
                 assert_eq!(fast[..len], slow[..len], "pack, width {W}");
-                if W == 10 {
+                {
                     let mut wide = [0u8; packed_len(14)];
-                    pack10(&coeffs, &mut wide[..len]);
-                    assert_eq!(wide[..len], slow[..len], "pack10");
+                    pack_wide::<W>(&coeffs, &mut wide[..len]);
+                    assert_eq!(wide[..len], slow[..len], "pack_wide, width {W}");
                     // Pieces, and a buffer longer than the packing (bytes past it untouched).
                     for log_pieces in 0..6 {
                         let (count, piece_bytes) = (N >> log_pieces, len >> log_pieces);
@@ -271,9 +272,13 @@ mod tests {
                             .chunks_exact(count)
                             .zip(wide[..len].chunks_exact_mut(piece_bytes))
                         {
-                            pack10(c, o);
+                            pack_wide::<W>(c, o);
                         }
-                        assert_eq!(wide[..len], slow[..len], "pack10 in 2^{log_pieces} pieces");
+                        assert_eq!(
+                            wide[..len],
+                            slow[..len],
+                            "pack_wide in 2^{log_pieces} pieces, width {W}"
+                        );
                         assert!(wide[len..].iter().all(|&b| b == 0xA5));
                     }
                 }

@@ -113,7 +113,7 @@ impl<P: ParameterSet, B: PolyMulPublic> ExpandedEncapsulationKey<P, B> {
         backend: &mut B,
         m: &[u8; 32],
     ) -> (Ciphertext<P>, SharedSecret) {
-        let mut ct = <P::CiphertextBytes as crate::params::ByteArray>::zeroed();
+        let mut ct = <P::CiphertextBytes as crate::params::ByteArray>::ZERO;
         let ss = P::encapsulate_prepared(backend, &self.prepared(), m, ct.as_mut());
         (Ciphertext::from_array(ct), ss)
     }

@@ -509,8 +509,8 @@ fn keypair_from_seeds<P: ParameterSet, B: PolyMul>(
     seed_s: &[u8; 32],
     z: &[u8; 32],
 ) -> (DecapsulationKey<P>, EncapsulationKey<P>) {
-    let mut pk = P::PublicKeyBytes::zeroed();
-    let mut sk = WipedBytes(P::SecretKeyBytes::zeroed());
+    let mut pk = P::PublicKeyBytes::ZERO;
+    let mut sk = WipedBytes(P::SecretKeyBytes::ZERO);
     P::keypair(backend, seed_a, seed_s, z, pk.as_mut(), sk.0.as_mut());
     let ek = EncapsulationKey { bytes: pk };
     let dk = DecapsulationKey::from_parts(sk.0.as_ref(), ek.clone());
@@ -525,7 +525,7 @@ pub struct EncapsulationKey<P: ParameterSet> {
 impl<P: ParameterSet> EncapsulationKey<P> {
     /// Decodes a public key.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let mut key = P::PublicKeyBytes::zeroed();
+        let mut key = P::PublicKeyBytes::ZERO;
         check_length(bytes, key.as_ref().len())?;
         key.as_mut().copy_from_slice(bytes);
         Ok(Self { bytes: key })
@@ -570,7 +570,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         backend: &mut B,
         m: &[u8; 32],
     ) -> (Ciphertext<P>, SharedSecret) {
-        let mut ct = P::CiphertextBytes::zeroed();
+        let mut ct = P::CiphertextBytes::ZERO;
         let ss = P::encapsulate(backend, self.bytes.as_ref(), m, ct.as_mut());
         (Ciphertext { bytes: ct }, ss)
     }
@@ -638,7 +638,7 @@ pub struct DecapsulationKey<P: ParameterSet> {
 impl<P: ParameterSet> DecapsulationKey<P> {
     /// Splits a secret key of the right length (unchecked contents).
     pub(crate) fn from_parts(sk: &[u8], ek: EncapsulationKey<P>) -> Self {
-        let mut secret = P::SecretCpaBytes::zeroed();
+        let mut secret = P::SecretCpaBytes::ZERO;
         let cpa = secret.as_ref().len();
         let pk_len = ek.as_bytes().len();
         secret.as_mut().copy_from_slice(&sk[..cpa]);
@@ -652,9 +652,9 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// Decodes a secret key, rejecting encodings no key generator produces: a secret coefficient
     /// outside `[-μ/2, μ/2]`, or a stored H(pk) that does not match the stored pk.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        check_length(bytes, P::SecretKeyBytes::zeroed().as_ref().len())?;
-        let cpa = P::SecretCpaBytes::zeroed().as_ref().len();
-        let pk_len = P::PublicKeyBytes::zeroed().as_ref().len();
+        check_length(bytes, P::SecretKeyBytes::ZERO.as_ref().len())?;
+        let cpa = P::SecretCpaBytes::ZERO.as_ref().len();
+        let pk_len = P::PublicKeyBytes::ZERO.as_ref().len();
         let ek = EncapsulationKey::from_bytes(&bytes[cpa..cpa + pk_len])?;
         let key = Self::from_parts(bytes, ek);
         if !bool::from(P::secret_in_range(key.secret.as_ref())) {
@@ -668,7 +668,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 
     /// The encoding (NIST layout), in a buffer wiped on drop.
     pub fn to_bytes(&self) -> Zeroizing<P::SecretKeyBytes> {
-        let mut out = Zeroizing::new(P::SecretKeyBytes::zeroed());
+        let mut out = Zeroizing::new(P::SecretKeyBytes::ZERO);
         let parts: [&[u8]; 4] = [self.secret.as_ref(), self.ek.as_bytes(), &self.hpk, &self.z];
         let mut rest = out.as_mut();
         for part in parts {
@@ -799,7 +799,7 @@ pub struct Ciphertext<P: ParameterSet> {
 impl<P: ParameterSet> Ciphertext<P> {
     /// Decodes a ciphertext (checks the length only).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let mut ct = P::CiphertextBytes::zeroed();
+        let mut ct = P::CiphertextBytes::ZERO;
         check_length(bytes, ct.as_ref().len())?;
         ct.as_mut().copy_from_slice(bytes);
         Ok(Self { bytes: ct })

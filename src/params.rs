@@ -216,14 +216,13 @@ impl Variant for Plus {
 pub trait ByteArray:
     AsRef<[u8]> + AsMut<[u8]> + Clone + Zeroize + Send + Sync + 'static + sealed::Sealed
 {
-    /// All zero.
-    fn zeroed() -> Self;
+    /// All zero. A constant, so that arrays of keys and ciphertexts are built zeroed in place
+    /// (`[const { .. }; N]`) rather than assembled from temporaries and copied.
+    const ZERO: Self;
 }
 
 impl<const LEN: usize> ByteArray for [u8; LEN] {
-    fn zeroed() -> Self {
-        [0; LEN]
-    }
+    const ZERO: Self = [0; LEN];
 }
 
 /// Fixed-size arrays of `T`: per-parameter-set storage for vectors (L) and matrices (L·L) of
@@ -283,6 +282,9 @@ pub trait ParameterSet: crate::kem::Operations {
     type Vector<T>: ArrayOf<T>;
     /// L·L values of `T`, row-major.
     type Matrix<T>: ArrayOf<T>;
+    /// The matrix A packed (L·L entries of 13-bit coefficients, row-major), as the batch API
+    /// holds it between squeezing and multiplying.
+    type MatrixBytes: ByteArray;
 }
 
 macro_rules! parameter_sets {
@@ -300,6 +302,7 @@ macro_rules! parameter_sets {
                 type CiphertextBytes = [u8; $ct];
                 type Vector<T> = [T; $l];
                 type Matrix<T> = [T; $l * $l];
+                type MatrixBytes = [u8; $l * $l * crate::sampling::MATRIX_ENTRY_BYTES];
             }
 
             const _: () = {

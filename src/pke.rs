@@ -6,7 +6,7 @@
 
 use zeroize::Zeroize;
 
-use crate::encoding::{GROUP, pack_group, pack_groups, pack10, unpack_poly};
+use crate::encoding::{GROUP, pack_group, pack_groups, pack_wide, unpack_poly};
 use crate::params::Variant;
 use crate::params::sizes::POLY_P_BYTES;
 use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, SecretPoly};
@@ -27,7 +27,7 @@ pub(crate) fn pack_rounded(x: &Poly, out: &mut [u8]) {
     for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
         *r = c.wrapping_add(H1) >> (EQ - EP);
     }
-    pack10(&rounded, out);
+    pack_wide::<{ EP as usize }>(&rounded, out);
     rounded.as_mut_slice().zeroize();
 }
 
@@ -42,9 +42,9 @@ pub(crate) fn decode_secret_poly<V: Variant, const MU: usize>(
     let _ = V::decode_secret(bytes, MU, out);
 }
 
-/// The zero secret vector.
-pub(crate) fn zero_secret<const L: usize>() -> [SecretPoly; L] {
-    core::array::from_fn(|_| SecretPoly::ZERO)
+/// The zero secret vector (a `const fn`, so arrays of secret vectors can be built in place).
+pub(crate) const fn zero_secret<const L: usize>() -> [SecretPoly; L] {
+    [const { SecretPoly::ZERO }; L]
 }
 
 /// Saber.PKE.KeyGen with seed_A already hashed: writes `pk = pack_10(b) ‖ seed_A` and the

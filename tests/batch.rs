@@ -453,14 +453,15 @@ fn an_empty_batch_is_empty() {
 
 #[test]
 fn the_default_entry_points_draw_like_single_calls() {
-    let pairs = saber_kem::SaberPlus::generate_batch::<3>(&mut NistDrbg::new(&[7; 48]));
+    // Ten: a whole group of eight, then a partial one.
+    let pairs = saber_kem::SaberPlus::generate_batch::<10>(&mut NistDrbg::new(&[7; 48]));
     let mut rng = NistDrbg::new(&[7; 48]);
     for (dk, ek) in &pairs {
         let (dk1, ek1) = saber_kem::SaberPlus::generate(&mut rng);
         assert_eq!(&ek1, ek);
         assert!(&dk1 == dk);
     }
-    let keys = [&pairs[0].1, &pairs[2].1, &pairs[0].1];
+    let keys = [0, 2, 0, 9, 8, 7, 6, 5, 4, 3].map(|i| &pairs[i].1);
     let encapsulated = saber_kem::SaberPlus::encapsulate_batch(keys, &mut NistDrbg::new(&[8; 48]));
     let mut rng = NistDrbg::new(&[8; 48]);
     for (key, (ct, ss)) in keys.iter().zip(&encapsulated) {
@@ -477,4 +478,69 @@ fn the_default_entry_points_draw_like_single_calls() {
     assert_eq!(recovered[1], encapsulated[1].1);
     assert_eq!(recovered[2], pairs[1].0.decapsulate(&encapsulated[2].0));
     assert_ne!(recovered[2], encapsulated[2].1);
+}
+
+/// An RNG that fails on call `fail_at` (counting from 0).
+struct FailingRng {
+    calls: usize,
+    fail_at: usize,
+}
+
+#[derive(Debug)]
+struct RngFailure;
+
+impl core::fmt::Display for RngFailure {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("RNG failure")
+    }
+}
+
+impl core::error::Error for RngFailure {}
+
+impl rand_core::TryRng for FailingRng {
+    type Error = RngFailure;
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        unimplemented!("the KEM draws byte strings")
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        unimplemented!("the KEM draws byte strings")
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        self.calls += 1;
+        if self.calls > self.fail_at {
+            return Err(RngFailure);
+        }
+        dst.fill(0x5A);
+        Ok(())
+    }
+}
+
+impl rand_core::TryCryptoRng for FailingRng {}
+
+/// An RNG failure in any group (the first, or the partial second one) is returned, and nothing
+/// is drawn after it.
+#[test]
+fn rng_failures_are_returned() {
+    let mut backend = saber_kem::polymul::DefaultPolyMul::default();
+    for fail_at in [0, 5, 3 * 8, 3 * 10 - 1] {
+        let mut rng = FailingRng { calls: 0, fail_at };
+        let result = saber_kem::Saber::try_generate_batch_with::<_, 10, _>(&mut backend, &mut rng);
+        assert!(result.is_err(), "key generation, failure at draw {fail_at}");
+        assert_eq!(rng.calls, fail_at + 1);
+    }
+    let mut rng = FailingRng {
+        calls: 0,
+        fail_at: usize::MAX,
+    };
+    let Ok(pairs) = saber_kem::Saber::try_generate_batch_with::<_, 10, _>(&mut backend, &mut rng)
+    else {
+        panic!("no failure expected");
+    };
+    for fail_at in [0, 7, 8, 9] {
+        let mut rng = FailingRng { calls: 0, fail_at };
+        let keys = pairs.each_ref().map(|p| &p.1);
+        let result = saber_kem::Saber::try_encapsulate_batch_with(&mut backend, keys, &mut rng);
+        assert!(result.is_err(), "encapsulation, failure at draw {fail_at}");
+        assert_eq!(rng.calls, fail_at + 1);
+    }
 }

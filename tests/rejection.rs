@@ -74,7 +74,7 @@ fn check_rejection<P: ParameterSet>(
     }
     let ct_bytes = ct.as_bytes();
     // b' has the length of b in the public key: everything but the 32-byte seed.
-    let b_len = P::PublicKeyBytes::zeroed().as_ref().len() - 32;
+    let b_len = P::PublicKeyBytes::ZERO.as_ref().len() - 32;
     for bit in sampled_bits(ct_bytes.len(), b_len) {
         let mut tampered = ct_bytes.to_vec();
         tampered[bit >> 3] ^= 1 << (bit & 7);
@@ -159,8 +159,8 @@ fn check_lengths<P: ParameterSet>(dk: &DecapsulationKey<P>, ct: &Ciphertext<P>) 
 /// A malformed secret key is a typed error, never a key that decapsulates.
 fn check_malformed_secret_keys<P: ParameterSet>(dk: &DecapsulationKey<P>) {
     let sk = dk.to_bytes();
-    let cpa = P::SecretCpaBytes::zeroed().as_ref().len();
-    let pk_len = P::PublicKeyBytes::zeroed().as_ref().len();
+    let cpa = P::SecretCpaBytes::ZERO.as_ref().len();
+    let pk_len = P::PublicKeyBytes::ZERO.as_ref().len();
     // Low byte of secret coefficient 0 set to 0x08: 8 or −248 as a 13-bit value (round 3),
     // −8 as a 4-bit nibble (Saber+); out of range for every μ.
     let mut bad_secret = sk.as_ref().to_vec();

@@ -60,7 +60,7 @@ macro_rules! dispatch_set {
 }
 
 fn len_of<A: ByteArray>() -> usize {
-    A::zeroed().as_ref().len()
+    A::ZERO.as_ref().len()
 }
 
 /// FO decapsulation written out plainly from the spec (round-3 §2.6, Algorithm 6) on top of the

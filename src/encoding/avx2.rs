@@ -1,5 +1,6 @@
-//! AVX2 unpacking of the wide widths (10 bits for b and b', 13 bits for A and the secret key):
-//! sixteen coefficients per iteration instead of about four instructions per coefficient.
+//! AVX2 unpacking and packing of the wide widths (10 bits for b and b', 13 bits for A and the
+//! secret key): sixteen coefficients per iteration instead of about four instructions per
+//! coefficient.
 //!
 //! Each group of eight `W`-bit coefficients is `W` bytes. Its first 16 bytes are loaded into
 //! both 128-bit halves of a register; one byte shuffle gives every 32-bit lane `i` the three
@@ -161,54 +162,69 @@ unsafe fn unpack_pair(
     }
 }
 
-/// Packs a prefix of `coeffs` (an even number of groups of eight) with 10 bits each into `out`;
-/// returns its length in coefficients (0 without AVX2). The caller packs the rest.
+/// Packs a prefix of `coeffs` (an even number of groups of eight) with `W` bits each (`W` up to
+/// 14) into `out`; returns its length in coefficients (0 without AVX2). The caller packs
+/// the rest.
 ///
-/// Per 128-bit half (one group): the coefficients, masked to 10 bits, are multiplied-and-added
-/// in pairs (`c₀ + 2^10·c₁`, 20 bits per 32-bit lane, `vpmaddwd` with small positive operands
-/// is exact), the pairs of a 64-bit lane joined (`a + 2^20·b`, 40 bits = 5 bytes), and one byte
-/// shuffle moves the two 5-byte halves together: the group's 10 bytes. Each half is stored with
-/// a 16-byte store whose last 6 bytes the next group's store overwrites, so stores stop one
-/// group early, where the last 16 bytes would pass the end of `out`.
-pub(super) fn pack10(coeffs: &[u16], out: &mut [u8]) -> usize {
+/// Per 128-bit half (one group): the coefficients, masked to `W` bits, are multiplied-and-added
+/// in pairs (`c₀ + 2^W·c₁`, `2W` bits per 32-bit lane; `vpmaddwd` with small positive operands
+/// is exact), the pairs of a 64-bit lane joined (`a + 2^2W·b`, `4W` bits), and the second
+/// 64-bit lane shifted left by `4W mod 8` so that its bits sit where they belong within their
+/// byte (13 bits: 52-bit lanes, the second starts half-way through byte 6). Two byte shuffles
+/// then move the first lane's bytes to `0..⌈4W/8⌉` and the second's to `⌊4W/8⌋..W`, ORed: the
+/// group's `W` bytes. Each half is stored with a 16-byte store whose last `16 − W` bytes the next
+/// group's store overwrites, so stores stop one group early, where the last 16 bytes would pass
+/// the end of `out`.
+pub(super) fn pack<const W: usize>(coeffs: &[u16], out: &mut [u8]) -> usize {
+    const { assert!(W >= 1 && W <= 14) };
     if crate::cpu::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked just above).
-        unsafe { pack10_avx2(coeffs, out) }
+        unsafe { pack_avx2::<W>(coeffs, out) }
     } else {
         0
     }
 }
 
-/// See [`pack10`].
+/// The two byte shuffles of [`pack`]: bytes of the first 64-bit lane of each half to the start
+/// of the group (`first`), bytes of the second lane after bit `4W` of it (`second`).
+const fn pack_shuffles(w: usize) -> ([u8; 32], [u8; 32]) {
+    let (mut first, mut second) = ([0x80u8; 32], [0x80u8; 32]);
+    let lane_bits = 4 * w;
+    let mut half = 0;
+    while half < 2 {
+        let mut k = 0;
+        while k < lane_bits.div_ceil(8) {
+            first[16 * half + k] = k as u8;
+            k += 1;
+        }
+        let mut k = 0;
+        while (lane_bits >> 3) + k < w {
+            second[16 * half + (lane_bits >> 3) + k] = 8 + k as u8;
+            k += 1;
+        }
+        half += 1;
+    }
+    (first, second)
+}
+
+/// See [`pack`].
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn pack10_avx2(coeffs: &[u16], out: &mut [u8]) -> usize {
-    const W: usize = 10;
-    // Bytes 0–4 and 8–12 of each half: the two 40-bit lanes.
-    const COMPACT: [u8; 32] = {
-        let mut table = [0x80u8; 32];
-        let mut half = 0;
-        while half < 2 {
-            let mut k = 0;
-            while k < 5 {
-                table[16 * half + k] = k as u8;
-                table[16 * half + 5 + k] = 8 + k as u8;
-                k += 1;
-            }
-            half += 1;
-        }
-        table
-    };
-    // SAFETY: the table is 32 bytes, the size of the unaligned load.
-    let (compact, mask, pair_weights, low, high) = unsafe {
+unsafe fn pack_avx2<const W: usize>(coeffs: &[u16], out: &mut [u8]) -> usize {
+    let (first_table, second_table) = const { pack_shuffles(W) };
+    // SAFETY: the tables are 32 bytes, the size of the unaligned loads.
+    let (first, second, mask, pair_weights, low, high, join, align) = unsafe {
         (
-            _mm256_loadu_si256(COMPACT.as_ptr().cast()),
+            _mm256_loadu_si256(first_table.as_ptr().cast()),
+            _mm256_loadu_si256(second_table.as_ptr().cast()),
             _mm256_set1_epi16((1 << W) - 1),
             _mm256_set1_epi32(1 | (1 << (W + 16))),
             _mm256_set1_epi64x((1 << (2 * W)) - 1),
             _mm256_set1_epi64x(((1 << (2 * W)) - 1) << (2 * W)),
+            _mm256_set1_epi64x(32 - 2 * W as i64),
+            _mm256_set_epi64x(((4 * W) & 7) as i64, 0, ((4 * W) & 7) as i64, 0),
         )
     };
     let mut groups = 0;
@@ -222,14 +238,18 @@ unsafe fn pack10_avx2(coeffs: &[u16], out: &mut [u8]) -> usize {
             let pairs = _mm256_madd_epi16(c, pair_weights);
             let joined = _mm256_or_si256(
                 _mm256_and_si256(pairs, low),
-                _mm256_and_si256(_mm256_srli_epi64(pairs, 32 - 2 * W as i32), high),
+                _mm256_and_si256(_mm256_srlv_epi64(pairs, join), high),
             );
-            let bytes = _mm256_shuffle_epi8(joined, compact);
-            let first = &mut out[W * groups..W * groups + LOAD];
-            _mm_storeu_si128(first.as_mut_ptr().cast(), _mm256_castsi256_si128(bytes));
-            let second = &mut out[W * (groups + 1)..W * (groups + 1) + LOAD];
+            let aligned = _mm256_sllv_epi64(joined, align);
+            let bytes = _mm256_or_si256(
+                _mm256_shuffle_epi8(aligned, first),
+                _mm256_shuffle_epi8(aligned, second),
+            );
+            let low_half = &mut out[W * groups..W * groups + LOAD];
+            _mm_storeu_si128(low_half.as_mut_ptr().cast(), _mm256_castsi256_si128(bytes));
+            let high_half = &mut out[W * (groups + 1)..W * (groups + 1) + LOAD];
             _mm_storeu_si128(
-                second.as_mut_ptr().cast(),
+                high_half.as_mut_ptr().cast(),
                 _mm256_extracti128_si256(bytes, 1),
             );
         }
