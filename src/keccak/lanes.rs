@@ -327,4 +327,31 @@ mod tests {
             }
         }
     }
+
+    /// Lanes in step, as in a batch: SHAKE128 streams of equal input length squeezing blocks
+    /// together, some ending mid-block or early, against the `shake` crate on every path.
+    #[test]
+    fn lanes_in_step_match_the_shake_crate() {
+        let seeds: [[u8; 32]; 11] = core::array::from_fn(|i| [i as u8 + 1; 32]);
+        // Per job: output length (multiples of the rate, a partial last block, shorter ones).
+        let lengths = [3744, 3744, 3744, 3744, 3360, 3744, 640, 3744, 168, 3745, 1];
+        for keccak in paths().into_iter().flatten() {
+            let mut outputs = [[0u8; 3745]; 11];
+            run(
+                keccak,
+                outputs
+                    .iter_mut()
+                    .zip(&seeds)
+                    .zip(lengths)
+                    .map(|((out, seed), len)| Job::shake128(seed, &mut out[..len])),
+            );
+            for ((out, seed), len) in outputs.iter().zip(&seeds).zip(lengths) {
+                let mut expected = [0u8; 3745];
+                let mut x = shake::Shake128::default();
+                x.update(seed);
+                x.finalize_xof().read(&mut expected[..len]);
+                assert_eq!(out[..len], expected[..len], "{} {len}", keccak.name());
+            }
+        }
+    }
 }
