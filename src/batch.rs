@@ -374,8 +374,7 @@ impl MatrixSource for IndexedMatrixX4 {
     }
 }
 
-/// All-zero keys and ciphertexts, as constants: a batch's result array is built zeroed where it
-/// lies (`[const { .. }; N]`), then written in place by the groups.
+/// All-zero keys and ciphertexts, for the batches' zeroed result arrays.
 impl<P: ParameterSet> EncapsulationKey<P> {
     const ZERO: Self = Self {
         bytes: P::PublicKeyBytes::ZERO,
@@ -769,6 +768,12 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L
 where
     Self: ParameterSet,
 {
+    /// The all-zero results a batch's array starts from (constants: `[C; N]` builds the array
+    /// zeroed where it lies, then the groups write it in place).
+    const ZERO_PAIR: KeyPair<Self> = (DecapsulationKey::ZERO, EncapsulationKey::ZERO);
+    const ZERO_ENCAPSULATION: (Ciphertext<Self>, SharedSecret) =
+        (Ciphertext::ZERO, SharedSecret([0; 32]));
+
     /// Generates `N` key pairs with the default backend, eight at a time (see [`crate::batch`]).
     /// Draws the same bytes in the same order as `N` calls of [`generate`](Self::generate).
     pub fn generate_batch<const N: usize>(
@@ -776,7 +781,7 @@ where
     ) -> [KeyPair<Self>; N] {
         // Filled where it lies (not through `try_generate_batch_with`, whose `Result` would cost
         // two copies of the whole array).
-        let mut pairs = [const { (DecapsulationKey::ZERO, EncapsulationKey::ZERO) }; N];
+        let mut pairs = [Self::ZERO_PAIR; N];
         let Ok(()) = Self::generate_batch_into(
             &mut DefaultPolyMul::default(),
             &Hasher::new(),
@@ -792,7 +797,7 @@ where
         backend: &mut B,
         rng: &mut R,
     ) -> Result<[KeyPair<Self>; N], R::Error> {
-        let mut pairs = [const { (DecapsulationKey::ZERO, EncapsulationKey::ZERO) }; N];
+        let mut pairs = [Self::ZERO_PAIR; N];
         Self::generate_batch_into(
             backend,
             &Hasher::new(),
@@ -812,7 +817,7 @@ where
         keccak: MultiKeccak,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
-        let mut pairs = [const { (DecapsulationKey::ZERO, EncapsulationKey::ZERO) }; N];
+        let mut pairs = [Self::ZERO_PAIR; N];
         let Ok(()) = Self::generate_batch_into(
             backend,
             &Hasher::with(keccak),
@@ -852,7 +857,7 @@ where
         rng: &mut (impl CryptoRng + ?Sized),
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
         // Filled where it lies, as in `generate_batch`.
-        let mut out = [const { (Ciphertext::ZERO, SharedSecret([0; 32])) }; N];
+        let mut out = [Self::ZERO_ENCAPSULATION; N];
         let Ok(()) = Self::encapsulate_batch_into(
             &mut DefaultPolyMul::default(),
             &Hasher::new(),
@@ -870,7 +875,7 @@ where
         keys: [&EncapsulationKey<Self>; N],
         rng: &mut R,
     ) -> Result<[(Ciphertext<Self>, SharedSecret); N], R::Error> {
-        let mut out = [const { (Ciphertext::ZERO, SharedSecret([0; 32])) }; N];
+        let mut out = [Self::ZERO_ENCAPSULATION; N];
         Self::encapsulate_batch_into(
             backend,
             &Hasher::new(),
@@ -891,7 +896,7 @@ where
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
-        let mut out = [const { (Ciphertext::ZERO, SharedSecret([0; 32])) }; N];
+        let mut out = [Self::ZERO_ENCAPSULATION; N];
         let Ok(()) = Self::encapsulate_batch_into(
             backend,
             &Hasher::with(keccak),

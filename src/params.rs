@@ -216,8 +216,9 @@ impl Variant for Plus {
 pub trait ByteArray:
     AsRef<[u8]> + AsMut<[u8]> + Clone + Zeroize + Send + Sync + 'static + sealed::Sealed
 {
-    /// All zero. A constant, so that arrays of keys and ciphertexts are built zeroed in place
-    /// (`[const { .. }; N]`) rather than assembled from temporaries and copied.
+    /// All zero. A constant, so that arrays of keys and ciphertexts (the batch API's results)
+    /// are built zeroed in place, as `[C; N]` of a constant `C`, rather than assembled from
+    /// temporaries and copied.
     const ZERO: Self;
 }
 
