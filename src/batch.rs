@@ -842,8 +842,8 @@ where
         let mut sampled = Sampled::new();
         for (group, pairs) in pairs.chunks_mut(GROUP).enumerate() {
             let seeds = &mut seeds[..pairs.len()];
-            for (k, seeds) in seeds.iter_mut().enumerate() {
-                next_seeds(group * GROUP + k, seeds)?;
+            for (k, operation_seeds) in seeds.iter_mut().enumerate() {
+                next_seeds(group * GROUP + k, operation_seeds)?;
             }
             keygen_group::<V, _, L, MU, ET>(backend, hasher, &mut sampled, seeds, pairs);
         }
