@@ -10,9 +10,9 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use saber_kem::hw::esp32_model::kronecker_on_model;
 use saber_kem::hw::esp32_rsa::{Esp32, Esp32C3};
-use saber_kem::poly::{Poly, SecretPoly};
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
+use saber_kem::polymul::{Poly, SecretPoly};
 
 fn inputs() -> (Poly, SecretPoly) {
     let mut a = Poly::ZERO;

@@ -11,8 +11,8 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
-use saber_kem::poly::{N, Poly, SecretPoly};
 use saber_kem::polymul::ntt::{NttAvx512, NttScalarLayers};
+use saber_kem::polymul::{N, Poly, SecretPoly};
 use saber_kem::polymul::{NttAvx2, NttScalar, PolyMul};
 
 /// Deterministic pseudo-random inputs (xorshift; quality is irrelevant here).

@@ -14,8 +14,8 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use saber_kem::poly::{Poly, SECRET_BOUND, SecretPoly};
 use saber_kem::polymul::PolyMul;
+use saber_kem::polymul::{Poly, SECRET_BOUND, SecretPoly};
 
 #[path = "../tests/support/backends.rs"]
 mod backends;

@@ -1,7 +1,10 @@
-//! The only constant-time primitives of the crate: ciphertext comparison and the key selection of
-//! implicit rejection. One place to audit; built on `subtle`.
+//! The constant-time primitives of the crate (ciphertext comparison, the key selection of implicit
+//! rejection) and its one wiped-buffer type. One place to audit; built on `subtle` and `zeroize`.
+
+use core::ops::{Deref, DerefMut};
 
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroize;
 
 /// `1` when the two byte strings are equal, in time independent of their contents.
 ///
@@ -55,6 +58,49 @@ pub struct ConstantTimeSelect;
 impl KeySelect for ConstantTimeSelect {
     fn select_into(dst: &mut [u8; 32], src: &[u8; 32], take_src: Choice) {
         select_into(dst, src, take_src)
+    }
+}
+
+/// Secret byte buffers that [`Wiped`] can hold: byte arrays and arrays of them.
+pub(crate) trait Bytes {
+    /// Overwrites every byte with zero: one bulk fill per byte array (`zeroize` on a slice: a
+    /// fill and an optimisation barrier).
+    fn wipe(&mut self);
+}
+
+impl<const LEN: usize> Bytes for [u8; LEN] {
+    fn wipe(&mut self) {
+        self.as_mut_slice().zeroize();
+    }
+}
+
+impl<T: Bytes, const K: usize> Bytes for [T; K] {
+    fn wipe(&mut self) {
+        self.iter_mut().for_each(Bytes::wipe);
+    }
+}
+
+/// A buffer of secret bytes wiped on drop with bulk fills. `Zeroizing` of an array would store
+/// each byte with its own volatile write, which for a ciphertext or a secret key costs more than
+/// the rest of its handling.
+pub(crate) struct Wiped<T: Bytes>(pub(crate) T);
+
+impl<T: Bytes> Deref for Wiped<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Bytes> DerefMut for Wiped<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T: Bytes> Drop for Wiped<T> {
+    fn drop(&mut self) {
+        self.0.wipe();
     }
 }
 

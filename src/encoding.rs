@@ -1,8 +1,11 @@
-//! Bit packing: every Saber encoding is a little-endian bit stream in which coefficient `k` takes
-//! bits `[k·w, (k+1)·w)`, least significant bit first (round-3 spec §2.2, `pack_unpack.c`).
+//! The scheme's encodings: bit packing, the rounding of b and b', the message coding of c_m, and
+//! the secret-key coding (round-3 spec §2.2, §2.5; `docs/saber-plus.md` §3.4).
 //!
-//! Packing keeps the low `w` bits of each coefficient: that mask is the only reduction mod p, T
-//! or q the scheme performs.
+//! Every Saber encoding is a little-endian bit stream in which coefficient `k` takes bits
+//! `[k·w, (k+1)·w)`, least significant bit first. Packing keeps the low `w` bits of each
+//! coefficient: that mask is the only reduction mod p, T or q the scheme performs, so arithmetic
+//! elsewhere is on `u16` with wrapping, and every backend correct mod 2^13 gives the reference's
+//! bytes.
 //!
 //! # Speed
 //!
@@ -13,7 +16,11 @@
 //! coefficient instead of a bit loop's 20–45). Other widths take the bit loop. Both are
 //! straight-line code: no branch or index depends on the coefficients or the bytes.
 
-use crate::poly::{N, Poly};
+use subtle::Choice;
+use zeroize::Zeroize;
+
+use crate::params::{EP, Variant};
+use crate::poly::{N, Poly, SecretPoly};
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;
@@ -216,11 +223,6 @@ fn unpack_bits(bytes: &[u8], width: u32, out: &mut [u16]) {
     }
 }
 
-/// Packs a whole polynomial.
-pub fn pack_poly(p: &Poly, width: u32, out: &mut [u8]) {
-    pack(&p.coeffs, width, out);
-}
-
 /// Unpacks a whole polynomial.
 pub fn unpack_poly(bytes: &[u8], width: u32) -> Poly {
     let mut p = Poly::ZERO;
@@ -228,9 +230,118 @@ pub fn unpack_poly(bytes: &[u8], width: u32) -> Poly {
     p
 }
 
+/// Rounding constant h1 = 2^(EQ − EP − 1) (spec §2.2).
+const fn h1<V: Variant>() -> u16 {
+    1 << (V::EQ - EP - 1)
+}
+
+/// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
+const fn h2<V: Variant>(et: u32) -> u16 {
+    (1 << (EP - 2)) - (1 << (EP - et - 1)) + h1::<V>()
+}
+
+/// Mask for reduction mod p.
+const P_MASK: u16 = (1 << EP) - 1;
+
+/// Packs `round(x) = (x + h1) mod q >> (EQ − EP)`, the rounding of `b` and `b'` to EP bits (the
+/// packing's mask to EP bits is the reduction mod q: bits EQ − EP .. EQ of `x + h1`). Rounding
+/// the whole polynomial first lets the compiler vectorise it.
+pub(crate) fn pack_rounded<V: Variant>(x: &Poly, out: &mut [u8]) {
+    let mut rounded = [0u16; N];
+    for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
+        *r = c.wrapping_add(h1::<V>()) >> (V::EQ - EP);
+    }
+    pack_wide::<{ EP as usize }>(&rounded, out);
+    rounded.as_mut_slice().zeroize();
+}
+
+/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits as it is computed. A
+/// group of eight coefficients is one message byte (bit `i` for coefficient `i`, the 1-bit
+/// packing).
+pub(crate) fn encode_message<V: Variant, const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
+    for ((group, &byte), bytes) in v
+        .coeffs
+        .chunks_exact(GROUP)
+        .zip(m.iter())
+        .zip(ct_m.chunks_exact_mut(ET))
+    {
+        pack_group::<ET>(
+            core::array::from_fn(|i| {
+                let bit = u16::from(byte >> i) & 1;
+                (group[i]
+                    .wrapping_add(h1::<V>())
+                    .wrapping_sub(bit << (EP - 1))
+                    & P_MASK)
+                    >> (EP - ET as u32)
+            }),
+            bytes,
+        );
+    }
+}
+
+/// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient, packed in place.
+pub(crate) fn decode_message<V: Variant, const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
+    let c_m = unpack_poly(ct_m, ET as u32);
+    // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
+    let mut bits = [0u16; N];
+    for ((bit, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
+        *bit = (vk
+            .wrapping_add(h2::<V>(ET as u32))
+            .wrapping_sub(ck << (EP - ET as u32))
+            & P_MASK)
+            >> (EP - 1);
+    }
+    let mut m = [0u8; 32];
+    pack_groups::<1>(&bits, &mut m);
+    bits.as_mut_slice().zeroize();
+    m
+}
+
+/// Writes one secret polynomial in the secret-key coding: `SECRET_KEY_BITS`-bit two's complement
+/// (13 bits for round 3: −3 → 0x1FFD; 4-bit nibbles for Saber+, even coefficient low).
+pub(crate) fn encode_secret<V: Variant>(s: &SecretPoly, out: &mut [u8]) {
+    let mut wide = s.coeffs.map(|c| c as i16 as u16);
+    pack(&wide, V::SECRET_KEY_BITS, out);
+    // As a slice: one bulk fill (an array would take a volatile store per coefficient).
+    wide.as_mut_slice().zeroize();
+}
+
+/// Reads one secret polynomial; the returned flag is set only if every coefficient lies in
+/// `range` (inclusive), the set's secret range. Constant time.
+pub(crate) fn decode_secret<V: Variant>(
+    bytes: &[u8],
+    range: (i32, i32),
+    out: &mut SecretPoly,
+) -> Choice {
+    let (low, high) = range;
+    let mut wide = [0u16; N];
+    unpack(bytes, V::SECRET_KEY_BITS, &mut wide);
+    let shift = 32 - V::SECRET_KEY_BITS;
+    // The sign bit of `outside` ends up set iff some coefficient lies outside the range.
+    let mut outside = 0i32;
+    for (o, &w) in out.coeffs.iter_mut().zip(wide.iter()) {
+        // Sign-extend the two's-complement field.
+        let v = ((u32::from(w) << shift) as i32) >> shift;
+        outside |= (v - low) | (high - v);
+        *o = v as i8;
+    }
+    wide.as_mut_slice().zeroize();
+    Choice::from((((outside as u32) >> 31) ^ 1) as u8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_constants_match_the_spec() {
+        use crate::params::Round3;
+        assert_eq!(h1::<Round3>(), 4);
+        assert_eq!(
+            [h2::<Round3>(3), h2::<Round3>(4), h2::<Round3>(6)],
+            [196, 228, 252]
+        );
+    }
 
     /// A deterministic pseudo-random sequence (xorshift64).
     fn noise(seed: u64) -> impl Iterator<Item = u64> {
@@ -339,7 +450,7 @@ mod tests {
             }
             let mut buf = [0u8; packed_len(13)];
             let len = packed_len(width);
-            pack_poly(&p, width, &mut buf[..len]);
+            pack(&p.coeffs, width, &mut buf[..len]);
             assert_eq!(unpack_poly(&buf[..len], width), p, "width {width}");
         }
     }
@@ -351,13 +462,13 @@ mod tests {
         p.coeffs[0] = 0x3;
         p.coeffs[1] = 0xA;
         let mut out = [0u8; packed_len(4)];
-        pack_poly(&p, 4, &mut out);
+        pack(&p.coeffs, 4, &mut out);
         assert_eq!(out[0], 0xA3);
         // 13 bits: coefficient 1 starts at bit 13.
         let mut p = Poly::ZERO;
         p.coeffs[1] = 0x1FFF;
         let mut out = [0u8; packed_len(13)];
-        pack_poly(&p, 13, &mut out);
+        pack(&p.coeffs, 13, &mut out);
         assert_eq!(&out[..4], &[0x00, 0xE0, 0xFF, 0x03]);
     }
 }

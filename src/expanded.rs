@@ -1,23 +1,24 @@
 //! Expanded keys: a public or secret key with everything that repeated operations can reuse
 //! kept in a backend's domain.
 //!
-//! Each encapsulation regenerates matrix A from its seed (23 of Saber's 48 Keccak permutations)
-//! and hashes the public key (8 more); each decapsulation does the same while re-encrypting,
-//! and also decodes and transforms its secret. An expanded key does that work once:
-//! - [`ExpandedEncapsulationKey`] caches A and b of the public key (transformed with
-//!   [`PolyMulPublic::prepare_public`], e.g. in the NTT domain) and H(pk);
+//! Each encapsulation regenerates matrix A from its seed (23 of Saber's 48 Keccak permutations);
+//! each decapsulation does the same while re-encrypting, and also decodes and transforms its
+//! secret. An expanded key does that work once:
+//! - [`ExpandedEncapsulationKey`] caches A and b of the public key, transformed with
+//!   [`PolyMulPublic::prepare_public`] (e.g. into the NTT domain);
 //! - [`ExpandedDecapsulationKey`] adds the prepared secret vector.
 //!
-//! Results are byte-identical to the plain keys (the KAT records are checked through both).
-//! Building one is explicit, and it is tied to one backend type.
+//! Results are byte-identical to the plain keys (the KAT records are checked through both): the
+//! FO transform and the IND-CPA algorithms are the same code, with the cached operands in place
+//! of the ones sampled or unpacked. Building one is explicit, and it is tied to one backend type.
 //!
 //! # Memory
 //!
 //! For a parameter set with module rank L and a backend whose public and secret domain
-//! polynomials take `p` and `s` bytes: the expanded encapsulation key holds the public key,
-//! `(L² + L)·p` bytes of cache and 32 bytes of hash; the expanded decapsulation key holds the
-//! secret key, that expanded encapsulation key and `L·s` more. `tests/expanded.rs` checks the
-//! figures below (x86_64; `size_of` of the types).
+//! polynomials take `p` and `s` bytes: the expanded encapsulation key holds the public key and
+//! its hash and `(L² + L)·p` bytes of cache; the expanded decapsulation key holds the secret key,
+//! that expanded encapsulation key and `L·s` more. `tests/expanded.rs` checks the figures below
+//! (x86_64; `size_of` of the types).
 //!
 //! | backend (p, s) | LightSaber enc / dec | Saber enc / dec | FireSaber enc / dec |
 //! |---|---|---|---|
@@ -31,19 +32,13 @@ use core::fmt;
 use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use crate::encoding::unpack_poly;
-use crate::kem::{PreparedPublicKey, random_seed};
-use crate::params::sizes::POLY_P_BYTES;
-use crate::params::{ArrayOf, ParameterSet};
-use crate::poly::{EP, Poly};
+use crate::kem::{ParameterSet, fo, random_seed};
 use crate::polymul::PolyMulPublic;
-use crate::sampling::MatrixSource;
 use crate::{Ciphertext, DecapsulationKey, EncapsulationKey, SharedSecret};
 
-/// A public key with A, b and H(pk) cached in backend `B`'s domain, for repeated encapsulation.
+/// A public key with A and b cached in backend `B`'s domain, for repeated encapsulation.
 pub struct ExpandedEncapsulationKey<P: ParameterSet, B: PolyMulPublic> {
     key: EncapsulationKey<P>,
-    hpk: [u8; 32],
     matrix: P::Matrix<B::PreparedPublic>,
     public_b: P::Vector<B::PreparedPublic>,
 }
@@ -51,24 +46,9 @@ pub struct ExpandedEncapsulationKey<P: ParameterSet, B: PolyMulPublic> {
 impl<P: ParameterSet, B: PolyMulPublic> ExpandedEncapsulationKey<P, B> {
     /// Expands `key`: generates A and transforms A and b once.
     pub fn new(backend: &mut B, key: &EncapsulationKey<P>) -> Self {
-        let pk = key.as_bytes();
-        let rank = P::Vector::<()>::from_fn(|_| ()).as_ref().len();
-        let (packed_b, seed) = pk.split_at(rank * POLY_P_BYTES);
-        let mut seed_a = [0u8; 32];
-        seed_a.copy_from_slice(seed);
-        let mut source = P::matrix_source(&seed_a);
-        let mut entry = Poly::ZERO;
-        let matrix = P::Matrix::from_fn(|_| {
-            source.next_entry(&mut entry);
-            backend.prepare_public(&entry)
-        });
-        let public_b = P::Vector::from_fn(|j| {
-            let b = unpack_poly(&packed_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES], EP);
-            backend.prepare_public(&b)
-        });
+        let (matrix, public_b) = P::expand(backend, key.as_bytes());
         Self {
             key: key.clone(),
-            hpk: crate::hash::sha3_256(&[pk]),
             matrix,
             public_b,
         }
@@ -77,14 +57,6 @@ impl<P: ParameterSet, B: PolyMulPublic> ExpandedEncapsulationKey<P, B> {
     /// The public key this was expanded from.
     pub fn encapsulation_key(&self) -> &EncapsulationKey<P> {
         &self.key
-    }
-
-    fn prepared(&self) -> PreparedPublicKey<'_, B> {
-        PreparedPublicKey {
-            matrix: self.matrix.as_ref(),
-            public_b: self.public_b.as_ref(),
-            hpk: &self.hpk,
-        }
     }
 
     /// Encapsulates a fresh shared secret; same bytes as
@@ -108,16 +80,6 @@ impl<P: ParameterSet, B: PolyMulPublic> ExpandedEncapsulationKey<P, B> {
         Ok(self.encapsulate_from_seed(backend, &m))
     }
 
-    fn encapsulate_from_seed(
-        &self,
-        backend: &mut B,
-        m: &[u8; 32],
-    ) -> (Ciphertext<P>, SharedSecret) {
-        let mut ct = <P::CiphertextBytes as crate::params::ByteArray>::ZERO;
-        let ss = P::encapsulate_prepared(backend, &self.prepared(), m, ct.as_mut());
-        (Ciphertext::from_array(ct), ss)
-    }
-
     /// Deterministic encapsulation from the 32 bytes [`try_encapsulate`](Self::try_encapsulate)
     /// draws. For known-answer tests; `m` must be secret and uniformly random.
     #[cfg(feature = "hazmat")]
@@ -127,6 +89,26 @@ impl<P: ParameterSet, B: PolyMulPublic> ExpandedEncapsulationKey<P, B> {
         m: &[u8; 32],
     ) -> (Ciphertext<P>, SharedSecret) {
         self.encapsulate_from_seed(backend, m)
+    }
+
+    fn encapsulate_from_seed(
+        &self,
+        backend: &mut B,
+        m: &[u8; 32],
+    ) -> (Ciphertext<P>, SharedSecret) {
+        let mut ct = Ciphertext::<P>::ZERO;
+        let mut ss = SharedSecret([0; 32]);
+        let out = fo::EncapsulationParts {
+            ct: ct.bytes.as_mut(),
+            ss: &mut ss.0,
+        };
+        P::encapsulate_cached(backend, self.cache(), &self.key.hpk, m, out);
+        (ct, ss)
+    }
+
+    /// A row-major and b, in the backend's domain.
+    fn cache(&self) -> (&[B::PreparedPublic], &[B::PreparedPublic]) {
+        (self.matrix.as_ref(), self.public_b.as_ref())
     }
 }
 
@@ -149,14 +131,10 @@ pub struct ExpandedDecapsulationKey<P: ParameterSet, B: PolyMulPublic> {
 impl<P: ParameterSet, B: PolyMulPublic> ExpandedDecapsulationKey<P, B> {
     /// Expands `key`: prepares its secret and expands its public key.
     pub fn new(backend: &mut B, key: &DecapsulationKey<P>) -> Self {
-        let secret = P::Vector::from_fn(|i| {
-            let s = P::decode_secret_poly(key.secret.as_ref(), i);
-            backend.prepare(&s)
-        });
         Self {
             key: key.clone(),
             public: ExpandedEncapsulationKey::new(backend, &key.ek),
-            secret,
+            secret: P::prepare_secret(backend, key.secret.as_ref()),
         }
     }
 
@@ -173,11 +151,11 @@ impl<P: ParameterSet, B: PolyMulPublic> ExpandedDecapsulationKey<P, B> {
     /// Decapsulates; same result as [`DecapsulationKey::decapsulate_with`], including implicit
     /// rejection of tampered ciphertexts.
     pub fn decapsulate(&self, backend: &mut B, ct: &Ciphertext<P>) -> SharedSecret {
-        P::decapsulate_prepared(
+        P::decapsulate_cached(
             backend,
             self.secret.as_ref(),
-            &self.public.prepared(),
-            &self.key.z,
+            self.public.cache(),
+            &self.key.parts(),
             ct.as_bytes(),
         )
     }

@@ -6,36 +6,45 @@
 // arithmetic uses shifts and masks instead, so the whole library can be held to this.
 #![deny(clippy::integer_division_remainder_used)]
 
-#[cfg(feature = "std")]
-extern crate std;
+// Modules in dependency order: each uses only those above it.
 
 pub mod batch;
+/// Run-time detection of x86 instruction-set extensions.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod cpu;
-pub mod ct;
-pub mod encoding;
-pub mod error;
+/// Constant-time comparison and selection, wiped buffers.
+mod ct;
+/// Bit packing, rounding, message and secret-key coding (spec §2.2, §2.5).
+mod encoding;
+mod error;
 pub mod expanded;
-pub mod hash;
+/// The symmetric primitives H, G and the XOF (spec §2.3), and how they run on this CPU.
+mod hash;
+#[cfg(feature = "hazmat")]
+pub mod hazmat;
 pub mod hw;
-pub mod keccak;
-pub mod kem;
+/// Keccak-f\[1600\] permutations and FIPS 202 sponges (FIPS 202 §3–6).
+mod keccak;
+/// Saber.KEM, the FO transform (spec §2.6, Algorithms 4–6), and the key types.
+mod kem;
 #[cfg(feature = "kem")]
-pub mod kem_traits;
-mod lowmem;
-pub mod params;
-pub mod pke;
-pub mod poly;
+mod kem_traits;
+/// Parameter sets and scheme variants, as data (round-3 spec §2.2).
+mod params;
+/// Saber.PKE, the IND-CPA scheme (spec §2.5, Algorithms 1–3).
+mod pke;
+/// Polynomials of R_q and small secrets (spec §2.4).
+mod poly;
 pub mod polymul;
-pub mod polyvec;
-pub mod sampling;
+/// GenMatrix and GenSecret (spec §2.4.1, §2.4.2).
+mod sampling;
 
 pub use error::Error;
 pub use expanded::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
-pub use kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
-pub use params::{
-    FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, ParameterSet, Plus, Round3, Saber,
-    SaberPlus, Variant,
+pub use kem::{
+    Ciphertext, DecapsulationKey, EncapsulationKey, FireSaber, FireSaberPlus, LightSaber,
+    LightSaberPlus, ParameterSet, Saber, SaberKem, SaberPlus, SharedSecret,
 };
+pub use params::{ByteArray, Plus, Round3, Variant};
+pub use pke::{Backend, LowMemory};
 pub use polymul::{DefaultPolyMul, PolyMul, PolyMulPublic};
-pub use polyvec::LowMemory;

@@ -1,68 +1,96 @@
-//! Parameter sets and scheme variants as types.
+//! Parameter sets and scheme variants, as data.
 //!
-//! A KEM instance is [`SaberKem<V, L, MU, ET>`](crate::SaberKem): the variant `V` ([`Round3`] or
-//! [`Plus`]) chooses the matrix source, the secret sampler and the secret-key encoding; the const
-//! parameters are the module rank L, the binomial parameter μ and the ciphertext exponent ε_T
-//! (round-3 spec Table 1). Only the six combinations listed at the bottom of this file implement
-//! [`ParameterSet`], which fixes their byte sizes.
+//! A KEM instance is `SaberKem<V, L, MU, ET>` (`crate::kem`): the variant `V` ([`Round3`] or
+//! [`Plus`]) says how the scheme's pieces are derived (the modulus q, the secret distribution and
+//! its stream layout, the matrix derivation, the secret-key coding, the symmetric primitives); the
+//! const parameters are the module rank L, the binomial parameter μ and the ciphertext exponent
+//! ε_T (round-3 spec §2.2, Table 1). Everything downstream reads these descriptions; a new variant
+//! is new data here plus, where it brings one, a new sampler or hash family.
 
 use core::fmt::Debug;
 use core::hash::Hash;
 
-use subtle::Choice;
 use zeroize::Zeroize;
 
-use crate::encoding::{pack, packed_len, unpack};
-use crate::poly::{EP, EQ, N, SecretPoly, centred};
-use crate::sampling::{MatrixSource, SecretSegment, StreamMatrix, gen_secret, gen_secret_with};
+use crate::poly::N;
 
 pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
-/// The scheme variant: round-3 Saber or Saber+ (`docs/saber-plus.md`). Everything else (FO
-/// transform, rounding, pk/ct formats) is shared.
+/// log2 of the rounding modulus p (spec §2.2), the same for every set.
+pub const EP: u32 = 10;
+/// Bytes of seeds, hashes, messages and shared secrets.
+pub const SEED_BYTES: usize = 32;
+
+/// How the secret coefficients are distributed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Secrets {
+    /// The centred binomial distribution β_μ: μ bits of the stream per coefficient (§2.4.2).
+    Binomial,
+}
+
+impl Secrets {
+    /// The inclusive range of the coefficients, for binomial parameter `mu`.
+    pub(crate) const fn range(self, mu: usize) -> (i32, i32) {
+        match self {
+            Self::Binomial => (-((mu >> 1) as i32), (mu >> 1) as i32),
+        }
+    }
+}
+
+/// How the matrix A comes out of the XOF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixDerivation {
+    /// One stream XOF(seed_A); A\[i\]\[j\] is its polynomial i·L + j (§2.4.1).
+    OneStream,
+    /// A\[i\]\[j\] = XOF(seed_A ‖ i ‖ j), each index one byte (`docs/saber-plus.md` §4.1).
+    PerEntry,
+}
+
+/// A run of secret coefficients in the secret stream: `coeffs` coefficients from byte `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Byte offset into the stream XOF(seed).
+    pub offset: usize,
+    /// Number of coefficients (a multiple of 128).
+    pub coeffs: usize,
+}
+
+/// Where each secret polynomial's bytes lie in the secret stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecretLayout {
+    /// Polynomial i takes the i-th run of the stream's bytes, without gaps (§2.4.2).
+    Contiguous,
+    /// Runs listed per rank 2, 3 and 4, in coefficient order, with gaps between them.
+    Runs(&'static [&'static [Segment]; 3]),
+}
+
+/// The symmetric primitives of a variant (§2.3): the hash H, the hash G and the XOF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Symmetric {
+    /// H = SHA3-256, G = SHA3-512, XOF = SHAKE128.
+    Sha3,
+}
+
+/// A scheme variant: everything the parameter sets of one family share, as data. Sealed.
 pub trait Variant:
-    Copy
-    + Clone
-    + Debug
-    + Default
-    + Eq
-    + Ord
-    + Hash
-    + Send
-    + Sync
-    + 'static
-    + sealed::Sealed
-    + crate::batch::BatchVariant
+    Copy + Clone + Debug + Default + Eq + Ord + Hash + Send + Sync + 'static + sealed::Sealed
 {
-    /// Appended to the parameter-set name: `""` or `"+"`.
+    /// Appended to the rank's name (`"Saber"`, …) in the parameter set's name.
     const SUFFIX: &'static str;
-    /// Bytes of one secret polynomial in the secret key.
-    const SECRET_POLY_BYTES: usize;
-    /// The matrix source of this variant.
-    type Matrix: MatrixSource;
-
-    /// A row-major source for the `rank × rank` matrix A of `seed_a`.
-    fn matrix(seed_a: &[u8; 32], rank: usize) -> Self::Matrix;
-
-    /// GenSecret: the secret vector for `seed` (key generation's seed_s or encryption's r).
-    fn gen_secret<const L: usize, const MU: usize>(seed: &[u8; 32], out: &mut [SecretPoly; L]);
-
-    /// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it
-    /// is sampled (same stream and order as [`gen_secret`](Self::gen_secret), one polynomial in
-    /// memory).
-    fn gen_secret_with<const L: usize, const MU: usize>(
-        seed: &[u8; 32],
-        take: impl FnMut(usize, &SecretPoly),
-    );
-
-    /// Writes one secret polynomial in the secret-key encoding.
-    fn encode_secret(s: &SecretPoly, out: &mut [u8]);
-
-    /// Reads one secret polynomial; the returned flag is set only if every coefficient lies in
-    /// `[-μ/2, μ/2]`. Constant time.
-    fn decode_secret(bytes: &[u8], mu: usize, out: &mut SecretPoly) -> Choice;
+    /// log2 of the modulus q.
+    const EQ: u32;
+    /// The distribution of the secrets.
+    const SECRETS: Secrets;
+    /// Where each secret polynomial's bytes lie in the secret stream.
+    const SECRET_LAYOUT: SecretLayout;
+    /// Bits per secret coefficient in the secret key (two's complement).
+    const SECRET_KEY_BITS: u32;
+    /// How A is derived from seed_A.
+    const MATRIX: MatrixDerivation;
+    /// The hash functions and the XOF.
+    const SYMMETRIC: Symmetric;
 }
 
 /// Round-3 Saber (NIST submission, October 2020).
@@ -82,134 +110,37 @@ pub struct Plus;
 impl sealed::Sealed for Round3 {}
 impl sealed::Sealed for Plus {}
 
-/// Sets the flag to 0 if any of `coeffs` lies outside `[-bound, bound]`, without branching.
-fn all_within(coeffs: &[i8; N], bound: i32) -> Choice {
-    let mut outside = 0i32;
-    for &c in coeffs {
-        let shifted = i32::from(c) + bound; // in range iff 0 <= shifted <= 2·bound
-        outside |= shifted | (2 * bound - shifted);
-    }
-    // The sign bit of `outside` is set iff some term went negative.
-    Choice::from((((outside as u32) >> 31) ^ 1) as u8)
-}
-
 impl Variant for Round3 {
     const SUFFIX: &'static str = "";
-    const SECRET_POLY_BYTES: usize = packed_len(EQ);
-    type Matrix = StreamMatrix;
-
-    fn matrix(seed_a: &[u8; 32], _rank: usize) -> StreamMatrix {
-        StreamMatrix::new(seed_a)
-    }
-
-    fn gen_secret<const L: usize, const MU: usize>(seed: &[u8; 32], out: &mut [SecretPoly; L]) {
-        // Polynomial i reads bytes [i·32μ, (i+1)·32μ) of one stream (spec §2.4.2).
-        let segments: [SecretSegment; L] = core::array::from_fn(|i| SecretSegment {
-            offset: (i * N * MU) >> 3,
-            coeffs: N,
-        });
-        gen_secret(seed, MU as u32, &segments, out);
-    }
-
-    fn gen_secret_with<const L: usize, const MU: usize>(
-        seed: &[u8; 32],
-        take: impl FnMut(usize, &SecretPoly),
-    ) {
-        let segments: [SecretSegment; L] = core::array::from_fn(|i| SecretSegment {
-            offset: (i * N * MU) >> 3,
-            coeffs: N,
-        });
-        gen_secret_with(seed, MU as u32, &segments, take);
-    }
-
-    fn encode_secret(s: &SecretPoly, out: &mut [u8]) {
-        // 13-bit two's complement (−3 → 0x1FFD).
-        let mut wide = s.coeffs.map(|c| c as i16 as u16);
-        pack(&wide, EQ, out);
-        // As a slice: one bulk fill (an array would take a volatile store per coefficient).
-        wide.as_mut_slice().zeroize();
-    }
-
-    fn decode_secret(bytes: &[u8], mu: usize, out: &mut SecretPoly) -> Choice {
-        let mut wide = [0u16; N];
-        unpack(bytes, EQ, &mut wide);
-        let mut in_i8_range = 0i32;
-        for (o, &w) in out.coeffs.iter_mut().zip(wide.iter()) {
-            let v = centred(w);
-            // Values beyond ±127 cannot be valid; remember that before truncating to i8.
-            in_i8_range |= (v + 128) | (127 - v);
-            *o = v as i8;
-        }
-        wide.as_mut_slice().zeroize();
-        let fits = Choice::from((((in_i8_range as u32) >> 31) ^ 1) as u8);
-        fits & all_within(&out.coeffs, (mu >> 1) as i32)
-    }
+    const EQ: u32 = 13;
+    const SECRETS: Secrets = Secrets::Binomial;
+    const SECRET_LAYOUT: SecretLayout = SecretLayout::Contiguous;
+    const SECRET_KEY_BITS: u32 = Self::EQ;
+    const MATRIX: MatrixDerivation = MatrixDerivation::OneStream;
+    const SYMMETRIC: Symmetric = Symmetric::Sha3;
 }
 
-/// Saber+ secret stream ranges (`docs/saber-plus.md` §4.3): contiguous runs of the one
-/// SHAKE128(seed) stream, with the gaps the Saber_RV32 block-wise squeezing leaves.
-pub(crate) fn plus_segments(rank: usize) -> &'static [SecretSegment] {
-    const fn seg(offset: usize, coeffs: usize) -> SecretSegment {
-        SecretSegment { offset, coeffs }
+/// Saber+'s secret-stream runs (`docs/saber-plus.md` §4.3): the gaps are what the Saber_RV32
+/// block-wise squeezing leaves.
+const PLUS_RUNS: [&[Segment]; 3] = {
+    const fn seg(offset: usize, coeffs: usize) -> Segment {
+        Segment { offset, coeffs }
     }
-    const L2: [SecretSegment; 4] = [seg(0, 128), seg(168, 128), seg(336, 128), seg(504, 128)];
-    const L3: [SecretSegment; 3] = [seg(0, 256), seg(256, 256), seg(584, 256)];
-    const L4: [SecretSegment; 4] = [seg(0, 256), seg(264, 256), seg(456, 256), seg(648, 256)];
-    match rank {
-        2 => &L2,
-        3 => &L3,
-        _ => &L4,
-    }
-}
-
-/// Saber+'s matrix source for one operation. On x86/x86_64 the L² independent entries are
-/// squeezed four at a time with the AVX2 four-way Keccak (hashed one at a time on CPUs without
-/// AVX2), which made Saber+ keygen/encaps/decaps 1.12–1.31× faster with the default backend and
-/// 1.09–1.17× with toom-cook (peer-bench, BENCHMARKS.md "Saber+ vs Saber"), for 1.6 KB of
-/// buffered entries, also in `LowMemory` mode. Elsewhere (the 32-bit embedded cores, which have
-/// no vector Keccak) the entries are hashed one at a time and nothing is buffered.
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-type PlusMatrix = crate::batch::IndexedMatrixX4;
-#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-type PlusMatrix = crate::sampling::IndexedMatrix;
+    [
+        &[seg(0, 128), seg(168, 128), seg(336, 128), seg(504, 128)],
+        &[seg(0, 256), seg(256, 256), seg(584, 256)],
+        &[seg(0, 256), seg(264, 256), seg(456, 256), seg(648, 256)],
+    ]
+};
 
 impl Variant for Plus {
     const SUFFIX: &'static str = "+";
-    const SECRET_POLY_BYTES: usize = packed_len(4);
-    type Matrix = PlusMatrix;
-
-    fn matrix(seed_a: &[u8; 32], rank: usize) -> PlusMatrix {
-        PlusMatrix::new(seed_a, rank)
-    }
-
-    fn gen_secret<const L: usize, const MU: usize>(seed: &[u8; 32], out: &mut [SecretPoly; L]) {
-        gen_secret(seed, MU as u32, plus_segments(L), out);
-    }
-
-    fn gen_secret_with<const L: usize, const MU: usize>(
-        seed: &[u8; 32],
-        take: impl FnMut(usize, &SecretPoly),
-    ) {
-        gen_secret_with(seed, MU as u32, plus_segments(L), take);
-    }
-
-    fn encode_secret(s: &SecretPoly, out: &mut [u8]) {
-        // 4-bit two's-complement nibbles, even coefficient in the low nibble (§3.4).
-        let mut wide = s.coeffs.map(|c| c as u8 as u16);
-        pack(&wide, 4, out);
-        wide.as_mut_slice().zeroize();
-    }
-
-    fn decode_secret(bytes: &[u8], mu: usize, out: &mut SecretPoly) -> Choice {
-        let mut wide = [0u16; N];
-        unpack(bytes, 4, &mut wide);
-        for (o, &w) in out.coeffs.iter_mut().zip(wide.iter()) {
-            // Sign-extend the nibble: −8..7.
-            *o = ((w as u8) << 4) as i8 >> 4;
-        }
-        wide.as_mut_slice().zeroize();
-        all_within(&out.coeffs, (mu >> 1) as i32)
-    }
+    const EQ: u32 = 13;
+    const SECRETS: Secrets = Secrets::Binomial;
+    const SECRET_LAYOUT: SecretLayout = SecretLayout::Runs(&PLUS_RUNS);
+    const SECRET_KEY_BITS: u32 = 4;
+    const MATRIX: MatrixDerivation = MatrixDerivation::PerEntry;
+    const SYMMETRIC: Symmetric = Symmetric::Sha3;
 }
 
 /// Fixed-size byte strings (key and ciphertext encodings).
@@ -241,105 +172,37 @@ impl<T, const LEN: usize> ArrayOf<T> for [T; LEN] {
 }
 
 /// Byte sizes derived from (V, L, MU, ET) — round-3 spec §2.2 and `docs/saber-plus.md` §2.
-pub mod sizes {
-    use super::*;
+pub(crate) mod sizes {
+    use super::{EP, N, SEED_BYTES, Variant};
 
-    /// Packed polynomial mod p.
-    pub const POLY_P_BYTES: usize = packed_len(EP);
-    /// Seeds, hashes, messages and shared secrets.
-    pub const SEED_BYTES: usize = 32;
-
-    /// pk = pack_10(b) ‖ seed_A.
-    pub const fn public_key(l: usize) -> usize {
+    /// Bytes of one polynomial packed with `bits` bits per coefficient.
+    pub(crate) const fn packed(bits: u32) -> usize {
+        (N * bits as usize) >> 3
+    }
+    /// A packed polynomial mod p (b, b').
+    pub(crate) const POLY_P_BYTES: usize = packed(EP);
+    /// A packed polynomial mod q (an entry of A).
+    pub(crate) const fn poly_q<V: Variant>() -> usize {
+        packed(V::EQ)
+    }
+    /// pk = pack_p(b) ‖ seed_A.
+    pub(crate) const fn public_key(l: usize) -> usize {
         l * POLY_P_BYTES + SEED_BYTES
     }
-    /// IND-CPA secret key.
-    pub const fn secret_cpa<V: Variant>(l: usize) -> usize {
-        l * V::SECRET_POLY_BYTES
+    /// One secret polynomial in the secret key.
+    pub(crate) const fn secret_poly<V: Variant>() -> usize {
+        packed(V::SECRET_KEY_BITS)
+    }
+    /// The IND-CPA secret key.
+    pub(crate) const fn secret_cpa<V: Variant>(l: usize) -> usize {
+        l * secret_poly::<V>()
     }
     /// sk = sk_cpa ‖ pk ‖ H(pk) ‖ z.
-    pub const fn secret_key<V: Variant>(l: usize) -> usize {
+    pub(crate) const fn secret_key<V: Variant>(l: usize) -> usize {
         secret_cpa::<V>(l) + public_key(l) + 2 * SEED_BYTES
     }
-    /// ct = pack_10(b') ‖ pack_ET(c_m).
-    pub const fn ciphertext(l: usize, et: usize) -> usize {
-        l * POLY_P_BYTES + ((N * et) >> 3)
+    /// ct = pack_p(b') ‖ pack_ET(c_m).
+    pub(crate) const fn ciphertext(l: usize, et: usize) -> usize {
+        l * POLY_P_BYTES + packed(et as u32)
     }
-}
-
-/// A concrete parameter set: its name and encoding sizes as types.
-pub trait ParameterSet: crate::kem::Operations {
-    /// "LightSaber", "Saber+", …
-    const NAME: &'static str;
-    /// Encoded public (encapsulation) key.
-    type PublicKeyBytes: ByteArray;
-    /// Encoded secret (decapsulation) key, NIST layout.
-    type SecretKeyBytes: ByteArray;
-    /// The IND-CPA secret part of the secret key.
-    type SecretCpaBytes: ByteArray;
-    /// Encoded ciphertext.
-    type CiphertextBytes: ByteArray;
-    /// L values of `T`.
-    type Vector<T>: ArrayOf<T>;
-    /// L·L values of `T`, row-major.
-    type Matrix<T>: ArrayOf<T>;
-    /// The matrix A packed (L·L entries of 13-bit coefficients, row-major), as the batch API
-    /// holds it between squeezing and multiplying.
-    type MatrixBytes: ByteArray;
-}
-
-macro_rules! parameter_sets {
-    ($( $(#[$doc:meta])* $alias:ident = ($v:ty, $l:literal, $mu:literal, $et:literal), $name:literal,
-        pk $pk:literal $pk_t:ident, sk $sk:literal $sk_t:ident, cpa $cpa:literal, ct $ct:literal $ct_t:ident; )*) => {
-        $(
-            $(#[$doc])*
-            pub type $alias = crate::SaberKem<$v, $l, $mu, $et>;
-
-            impl ParameterSet for $alias {
-                const NAME: &'static str = $name;
-                type PublicKeyBytes = [u8; $pk];
-                type SecretKeyBytes = [u8; $sk];
-                type SecretCpaBytes = [u8; $cpa];
-                type CiphertextBytes = [u8; $ct];
-                type Vector<T> = [T; $l];
-                type Matrix<T> = [T; $l * $l];
-                type MatrixBytes = [u8; $l * $l * crate::sampling::MATRIX_ENTRY_BYTES];
-            }
-
-            const _: () = {
-                assert!($pk == sizes::public_key($l));
-                assert!($sk == sizes::secret_key::<$v>($l));
-                assert!($cpa == sizes::secret_cpa::<$v>($l));
-                assert!($ct == sizes::ciphertext($l, $et));
-            };
-
-            #[cfg(feature = "kem")]
-            impl crate::kem_traits::KemSizes for $alias {
-                type PublicKeySize = hybrid_array::sizes::$pk_t;
-                type SecretKeySize = hybrid_array::sizes::$sk_t;
-                type CiphertextSize = hybrid_array::sizes::$ct_t;
-            }
-        )*
-    };
-}
-
-parameter_sets! {
-    /// LightSaber (NIST level 1): L = 2, μ = 10, ε_T = 3.
-    LightSaber = (Round3, 2, 10, 3), "LightSaber",
-        pk 672 U672, sk 1568 U1568, cpa 832, ct 736 U736;
-    /// Saber (NIST level 3): L = 3, μ = 8, ε_T = 4.
-    Saber = (Round3, 3, 8, 4), "Saber",
-        pk 992 U992, sk 2304 U2304, cpa 1248, ct 1088 U1088;
-    /// FireSaber (NIST level 5): L = 4, μ = 6, ε_T = 6.
-    FireSaber = (Round3, 4, 6, 6), "FireSaber",
-        pk 1312 U1312, sk 3040 U3040, cpa 1664, ct 1472 U1472;
-    /// LightSaber+: LightSaber parameters with the Saber+ generators and 4-bit secret keys.
-    LightSaberPlus = (Plus, 2, 10, 3), "LightSaber+",
-        pk 672 U672, sk 992 U992, cpa 256, ct 736 U736;
-    /// Saber+: Saber parameters with the Saber+ generators and 4-bit secret keys.
-    SaberPlus = (Plus, 3, 8, 4), "Saber+",
-        pk 992 U992, sk 1440 U1440, cpa 384, ct 1088 U1088;
-    /// FireSaber+: FireSaber parameters with the Saber+ generators and 4-bit secret keys.
-    FireSaberPlus = (Plus, 4, 6, 6), "FireSaber+",
-        pk 1312 U1312, sk 1888 U1888, cpa 512, ct 1472 U1472;
 }

@@ -1,245 +1,967 @@
-//! Saber.PKE, the IND-CPA encryption scheme (round-3 spec §2.5, Algorithms 1–3), generic over the
-//! variant, the multiplication backend and the parameters.
+//! Saber.PKE, the IND-CPA encryption scheme (round-3 spec §2.5, Algorithms 1–3), written once:
+//! generic over the variant and the parameters, over where the operands of the products come
+//! from, and over the memory plan.
 //!
-//! Arithmetic is on `u16` with wrapping, reduced by masking exactly where the spec reduces mod q
-//! or mod p, so every backend that is correct mod 2^13 gives the reference's bytes.
+//! # Operands
+//!
+//! Every product is *(public polynomial) × (small secret)*, accumulated in the backend's domain
+//! and finished once per output (`crate::polymul`). The public polynomials ([`Operands`]) come
+//! from a [`MatrixSource`] (A streamed from the XOF or read squeezed in advance; b and b' unpacked
+//! from their bytes) or are already in the backend's domain (the expanded keys' caches). The
+//! secrets ([`SecretOperands`]) are prepared once for all their uses, prepared again at each use,
+//! or were prepared when a key was expanded.
+//!
+//! # Memory plans
+//!
+//! A [`MemoryPlan`] says what is held at once; the bytes are the same under every plan (the KATs
+//! run under each):
+//! - [`Fast`]: the secret vector held as bytes, all of it prepared for encryption's `L² + L`
+//!   products, L accumulators for key generation's `b = Aᵀ·s`.
+//! - [`LowMemoryPlan`] (the [`LowMemory`] wrapper): the secret vector packed to 4 bits per
+//!   coefficient (`|s| <= 5` fits a signed nibble) and widened and prepared at each use, so that
+//!   one prepared secret and one accumulator are alive at a time; key generation keeps its L
+//!   partial sums of `Aᵀ·s` packed with EQ bits in the caller's secret-key buffer (each product
+//!   finished at once), since the row-major stream of A makes every output grow at once. The
+//!   price is `L² + L` prepares instead of `L` per encryption, which is nothing for plain-domain
+//!   backends such as [`Karatsuba`](crate::polymul::Karatsuba).
+//!
+//! Under both plans ciphertexts go to a [`CiphertextSink`] polynomial by polynomial: written, or
+//! compared with a received ciphertext (decapsulation's re-encryption check), so the
+//! re-encrypted ciphertext is never buffered. The functions marked `#[inline(never)]` keep each
+//! polynomial-sized value in a frame of its own, off the multiplication's stack path.
+//!
+//! Adding a memory plan is one type here implementing [`MemoryPlan`].
 
+use core::ops::Range;
+
+use subtle::Choice;
 use zeroize::Zeroize;
 
-use crate::encoding::{GROUP, pack_group, pack_groups, pack_wide, unpack_poly};
-use crate::params::Variant;
-use crate::params::sizes::POLY_P_BYTES;
-use crate::poly::{EP, EQ, H1, N, P_MASK, Poly, SecretPoly};
+use crate::ct::bytes_equal;
+use crate::encoding::{
+    decode_message, decode_secret, encode_message, encode_secret, pack, pack_rounded, unpack,
+};
+use crate::hash::{Hasher, Job};
+use crate::params::sizes::{self, POLY_P_BYTES};
+use crate::params::{ByteArray, EP, SEED_BYTES, Variant};
+use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::{PolyMul, PolyMulPublic};
-use crate::polyvec::{fill_each, wipe_each};
-use crate::sampling::MatrixSource;
+use crate::sampling::{
+    InAdvance, MatrixSource, PolyStream, Squeezed, StreamedMatrix, gen_secret, gen_secret_with,
+};
 
-/// h2 = 2^(EP−2) − 2^(EP−ET−1) + 2^(EQ−EP−1) (spec §2.2).
-pub(crate) const fn h2(et: u32) -> u16 {
-    (1 << (EP - 2)) - (1 << (EP - et - 1)) + H1
-}
+// --- Backends and plans ------------------------------------------------------------------------
 
-/// Packs `round(x) = (x + h1) mod q >> (EQ − EP)`, the rounding of `b` and `b'` to 10 bits (the
-/// packing's mask to 10 bits is the reduction mod q: bits 3..13 of `x + h1`). Rounding the whole
-/// polynomial first lets the compiler vectorise it.
-pub(crate) fn pack_rounded(x: &Poly, out: &mut [u8]) {
-    let mut rounded = [0u16; N];
-    for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
-        *r = c.wrapping_add(H1) >> (EQ - EP);
-    }
-    pack_wide::<{ EP as usize }>(&rounded, out);
-    rounded.as_mut_slice().zeroize();
-}
+/// The low-memory plan around any backend, chosen at the type level: `LowMemory(backend)`
+/// wherever a backend is accepted. Byte-identical results; see the module docs for what it
+/// holds and what it costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LowMemory<B>(pub B);
 
-/// Writes secret polynomial `index` of the encoded IND-CPA secret key `sk_cpa` into `out`.
-pub(crate) fn decode_secret_poly<V: Variant, const MU: usize>(
-    sk_cpa: &[u8],
-    index: usize,
-    out: &mut SecretPoly,
-) {
-    let bytes = &sk_cpa[index * V::SECRET_POLY_BYTES..(index + 1) * V::SECRET_POLY_BYTES];
-    // Range validity was checked when the key was built.
-    let _ = V::decode_secret(bytes, MU, out);
-}
+/// What the KEM's `*_with` entry points accept: a multiplication backend with the memory plan
+/// it runs under. Implemented for every [`PolyMul`] (the fast plan) and for [`LowMemory<B>`].
+// The sealed-supertrait pattern: users pass backends, only the crate reads the parts.
+#[allow(private_bounds)]
+pub trait Backend: sealed::BackendParts {}
 
-/// The zero secret vector (a `const fn`, so arrays of secret vectors can be built in place).
-pub(crate) const fn zero_secret<const L: usize>() -> [SecretPoly; L] {
-    [const { SecretPoly::ZERO }; L]
-}
+impl<T: sealed::BackendParts> Backend for T {}
 
-/// Saber.PKE.KeyGen with seed_A already hashed: writes `pk = pack_10(b) ‖ seed_A` and the
-/// encoded secret `sk_cpa`.
-pub fn keygen<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
-    backend: &mut B,
-    seed_a: &[u8; 32],
-    seed_s: &[u8; 32],
-    pk: &mut [u8],
-    sk_cpa: &mut [u8],
-) {
-    let mut s = zero_secret::<L>();
-    V::gen_secret::<L, MU>(seed_s, &mut s);
-    keygen_from::<V, B, _, L>(backend, &mut V::matrix(seed_a, L), &s, seed_a, pk, sk_cpa);
-}
+pub(crate) mod sealed {
+    use super::{MemoryPlan, PolyMul};
 
-/// Saber.PKE.KeyGen from its sampled inputs: the matrix of `seed_a` and the secret `s` (the batch
-/// API samples them several operations at a time).
-pub(crate) fn keygen_from<V: Variant, B: PolyMul, M: MatrixSource, const L: usize>(
-    backend: &mut B,
-    matrix: &mut M,
-    s: &[SecretPoly; L],
-    seed_a: &[u8; 32],
-    pk: &mut [u8],
-    sk_cpa: &mut [u8],
-) {
-    let (pk_b, pk_seed) = pk.split_at_mut(L * POLY_P_BYTES);
-    backend.matrix_vector_transposed(matrix, s, |j, b| {
-        pack_rounded(b, &mut pk_b[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES]);
-    });
-    pk_seed.copy_from_slice(seed_a);
-    for (s_i, out) in s.iter().zip(sk_cpa.chunks_exact_mut(V::SECRET_POLY_BYTES)) {
-        V::encode_secret(s_i, out);
+    /// The parts of a [`Backend`](super::Backend), sealed.
+    pub(crate) trait BackendParts {
+        /// The multiplication backend.
+        type Mul: PolyMul;
+        /// The memory plan.
+        type Plan: MemoryPlan;
+        /// The backend itself.
+        fn mul(&mut self) -> &mut Self::Mul;
     }
 }
 
-/// Saber.PKE.Enc: encrypts the 32-byte message `m` under `pk` with the coins `r`, writing
-/// `ct = pack_10(b') ‖ pack_ET(c_m)`.
-pub fn encrypt<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
-    backend: &mut B,
-    m: &[u8; 32],
-    coins: &[u8; 32],
-    pk: &[u8],
-    ct: &mut [u8],
-) {
-    let mut s = zero_secret::<L>();
-    V::gen_secret::<L, MU>(coins, &mut s);
-    let mut seed_a = [0u8; 32];
-    seed_a.copy_from_slice(&pk[L * POLY_P_BYTES..]);
-    encrypt_from::<B, _, L, ET>(backend, &mut V::matrix(&seed_a, L), &s, m, pk, ct);
+impl<B: PolyMul> sealed::BackendParts for B {
+    type Mul = B;
+    type Plan = Fast;
+    fn mul(&mut self) -> &mut B {
+        self
+    }
 }
 
-/// Saber.PKE.Enc from its sampled inputs: the matrix of `pk`'s seed_A and the secret `s'` of the
-/// coins (the batch API samples them several operations at a time).
-pub(crate) fn encrypt_from<B: PolyMul, M: MatrixSource, const L: usize, const ET: usize>(
-    backend: &mut B,
-    matrix: &mut M,
-    s: &[SecretPoly; L],
-    m: &[u8; 32],
-    pk: &[u8],
-    ct: &mut [u8],
-) {
-    let pk_b = &pk[..L * POLY_P_BYTES];
-    let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
-    let mut v = backend.matrix_vector_and_inner(matrix, s, pk_b, |i, b| {
-        pack_rounded(b, &mut ct_b[i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES]);
-    });
-    encode_message::<ET>(&v, m, ct_m);
-    v.zeroize();
+impl<B: PolyMul> sealed::BackendParts for LowMemory<B> {
+    type Mul = B;
+    type Plan = LowMemoryPlan;
+    fn mul(&mut self) -> &mut B {
+        &mut self.0
+    }
 }
 
-/// Saber.PKE.Enc with the public key in the backend's domain: `matrix` holds A row-major and
-/// `public_b` the vector b of the public key, both from [`PolyMulPublic::prepare_public`].
-/// Same bytes as [`encrypt`].
-pub fn encrypt_prepared<
+/// Where a secret vector's stream comes from.
+#[derive(Clone, Copy)]
+pub(crate) enum SecretBytes<'a> {
+    /// XOF(seed), read as the sampler goes (the stream lives only in the sampler's frame).
+    Seed(&'a Hasher, &'a [u8; 32]),
+    /// The stream squeezed in advance.
+    Squeezed(&'a [u8]),
+}
+
+/// What the IND-CPA algorithms hold at once (see the module docs). Sealed by its module.
+pub(crate) trait MemoryPlan: Sized {
+    /// Whether operations may hold their matrices and secret streams whole, squeezed in
+    /// advance, where the hasher says lanes pay.
+    const MAY_SQUEEZE_IN_ADVANCE: bool;
+    /// A sampled secret vector, as held during an operation.
+    type Secret<const L: usize>: SecretSource;
+    /// The secret vector as encryption uses it.
+    type EncryptionSecret<'s, B: PolyMul, const L: usize>: SecretOperands<B>;
+    /// Key generation's L outputs of `Aᵀ·s` as they accumulate.
+    type Sums<'a, B: PolyMul, const L: usize>: Sums<B>;
+
+    /// GenSecret.
+    fn sample<V: Variant, const L: usize, const MU: usize>(
+        from: SecretBytes<'_>,
+    ) -> Self::Secret<L>;
+    /// The secret vector for encryption's products.
+    fn for_encryption<'s, B: PolyMul, const L: usize>(
+        backend: &mut B,
+        secret: &'s Self::Secret<L>,
+    ) -> Self::EncryptionSecret<'s, B, L>;
+    /// Zeroed sums for key generation, in `scratch` where the plan keeps them there.
+    fn sums<'a, V: Variant, B: PolyMul, const L: usize>(
+        backend: &mut B,
+        scratch: &'a mut [u8],
+    ) -> Self::Sums<'a, B, L>;
+    /// Bytes of secret-key buffer key generation needs: the IND-CPA secret key at its front,
+    /// the rest scratch.
+    fn keygen_buffer<V: Variant, const L: usize>() -> usize;
+}
+
+/// The fast plan: what every plain [`PolyMul`] runs under.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Fast;
+
+/// The plan of [`LowMemory`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LowMemoryPlan;
+
+impl MemoryPlan for Fast {
+    const MAY_SQUEEZE_IN_ADVANCE: bool = true;
+    type Secret<const L: usize> = SecretVector<L>;
+    type EncryptionSecret<'s, B: PolyMul, const L: usize> = PreparedSecrets<B, L>;
+    type Sums<'a, B: PolyMul, const L: usize> = Accumulators<B, L>;
+
+    #[inline(never)]
+    fn sample<V: Variant, const L: usize, const MU: usize>(
+        from: SecretBytes<'_>,
+    ) -> SecretVector<L> {
+        let mut s = SecretVector::ZERO;
+        match from {
+            SecretBytes::Seed(hasher, seed) => {
+                gen_secret::<V, L, MU>(&mut hasher.xof([seed, &[]]), &mut s.0)
+            }
+            SecretBytes::Squeezed(bytes) => gen_secret::<V, L, MU>(&mut Squeezed(bytes), &mut s.0),
+        }
+        s
+    }
+
+    fn for_encryption<'s, B: PolyMul, const L: usize>(
+        backend: &mut B,
+        secret: &'s SecretVector<L>,
+    ) -> PreparedSecrets<B, L> {
+        PreparedSecrets::new(backend, secret)
+    }
+
+    fn sums<'a, V: Variant, B: PolyMul, const L: usize>(
+        backend: &mut B,
+        _scratch: &'a mut [u8],
+    ) -> Accumulators<B, L> {
+        let mut acc: [Option<B::Accumulator>; L] = [const { None }; L];
+        fill_each(&mut acc, |_| backend.accumulator());
+        Accumulators(acc)
+    }
+
+    fn keygen_buffer<V: Variant, const L: usize>() -> usize {
+        sizes::secret_cpa::<V>(L)
+    }
+}
+
+impl MemoryPlan for LowMemoryPlan {
+    const MAY_SQUEEZE_IN_ADVANCE: bool = false;
+    type Secret<const L: usize> = PackedSecrets<L>;
+    type EncryptionSecret<'s, B: PolyMul, const L: usize> = OnDemand<&'s PackedSecrets<L>>;
+    type Sums<'a, B: PolyMul, const L: usize> = PackedSums<'a>;
+
+    /// Not inlined, so that the sampler's state lives only in this call.
+    #[inline(never)]
+    fn sample<V: Variant, const L: usize, const MU: usize>(
+        from: SecretBytes<'_>,
+    ) -> PackedSecrets<L> {
+        let mut packed = PackedSecrets([[0; N >> 1]; L]);
+        let mut take = |i: usize, poly: &SecretPoly| {
+            for (byte, pair) in packed.0[i].iter_mut().zip(poly.coeffs.chunks_exact(2)) {
+                *byte = (pair[0] as u8 & 0x0F) | ((pair[1] as u8) << 4);
+            }
+        };
+        match from {
+            SecretBytes::Seed(hasher, seed) => {
+                gen_secret_with::<V, L, MU>(&mut hasher.xof([seed, &[]]), &mut take)
+            }
+            SecretBytes::Squeezed(bytes) => {
+                gen_secret_with::<V, L, MU>(&mut Squeezed(bytes), &mut take)
+            }
+        }
+        packed
+    }
+
+    fn for_encryption<'s, B: PolyMul, const L: usize>(
+        _backend: &mut B,
+        secret: &'s PackedSecrets<L>,
+    ) -> OnDemand<&'s PackedSecrets<L>> {
+        OnDemand(secret)
+    }
+
+    fn sums<'a, V: Variant, B: PolyMul, const L: usize>(
+        _backend: &mut B,
+        scratch: &'a mut [u8],
+    ) -> PackedSums<'a> {
+        let sums = &mut scratch[..L * sizes::poly_q::<V>()];
+        sums.fill(0);
+        PackedSums { sums, bits: V::EQ }
+    }
+
+    fn keygen_buffer<V: Variant, const L: usize>() -> usize {
+        sizes::secret_cpa::<V>(L).max(L * sizes::poly_q::<V>())
+    }
+}
+
+// --- Secrets ------------------------------------------------------------------------------------
+
+/// Secret polynomials by index.
+pub(crate) trait SecretSource {
+    /// Writes secret polynomial `i` into `out`.
+    fn get(&self, i: usize, out: &mut SecretPoly);
+}
+
+/// A secret vector of L polynomials. Wiped on drop.
+pub(crate) struct SecretVector<const L: usize>(pub(crate) [SecretPoly; L]);
+
+impl<const L: usize> SecretVector<L> {
+    /// The zero vector (a constant, so arrays of them are built in place).
+    pub(crate) const ZERO: Self = Self([const { SecretPoly::ZERO }; L]);
+}
+
+impl<const L: usize> SecretSource for SecretVector<L> {
+    fn get(&self, i: usize, out: &mut SecretPoly) {
+        out.coeffs = self.0[i].coeffs;
+    }
+}
+
+/// L secret polynomials, two coefficients per byte (signed nibbles, even coefficient low).
+/// Wiped on drop.
+pub(crate) struct PackedSecrets<const L: usize>([[u8; N >> 1]; L]);
+
+impl<const L: usize> SecretSource for PackedSecrets<L> {
+    /// Widens polynomial `i` (nibbles sign-extended).
+    fn get(&self, i: usize, out: &mut SecretPoly) {
+        for (pair, &byte) in out.coeffs.chunks_exact_mut(2).zip(self.0[i].iter()) {
+            pair[0] = ((byte << 4) as i8) >> 4;
+            pair[1] = (byte as i8) >> 4;
+        }
+    }
+}
+
+impl<const L: usize> Drop for PackedSecrets<L> {
+    fn drop(&mut self) {
+        self.0.as_flattened_mut().zeroize();
+    }
+}
+
+impl<S: SecretSource> SecretSource for &S {
+    fn get(&self, i: usize, out: &mut SecretPoly) {
+        (**self).get(i, out)
+    }
+}
+
+/// The secret vector of an encoded IND-CPA secret key, decoded one polynomial at a time.
+pub(crate) struct SecretKey<'a, V> {
+    sk_cpa: &'a [u8],
+    variant: core::marker::PhantomData<V>,
+}
+
+impl<'a, V: Variant> SecretKey<'a, V> {
+    /// The secret of `sk_cpa`, whose range was checked when the key was built.
+    pub(crate) fn new(sk_cpa: &'a [u8]) -> Self {
+        Self {
+            sk_cpa,
+            variant: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<V: Variant> SecretSource for SecretKey<'_, V> {
+    fn get(&self, i: usize, out: &mut SecretPoly) {
+        let len = sizes::secret_poly::<V>();
+        // Range validity was checked when the key was built.
+        let _ = decode_secret::<V>(&self.sk_cpa[i * len..(i + 1) * len], (-128, 127), out);
+    }
+}
+
+/// Secret polynomials in the backend's domain, by index.
+pub(crate) trait SecretOperands<B: PolyMul> {
+    /// Calls `f` with secret polynomial `j` in the backend's domain.
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared));
+}
+
+/// The whole secret vector prepared once (fast plan).
+pub(crate) struct PreparedSecrets<B: PolyMul, const L: usize>([Option<B::Prepared>; L]);
+
+impl<B: PolyMul, const L: usize> PreparedSecrets<B, L> {
+    pub(crate) fn new(backend: &mut B, secret: &impl SecretSource) -> Self {
+        let mut prepared = [const { None }; L];
+        fill_each(&mut prepared, |j| {
+            prepare_from(backend, |s| secret.get(j, s))
+        });
+        Self(prepared)
+    }
+}
+
+impl<B: PolyMul, const L: usize> SecretOperands<B> for PreparedSecrets<B, L> {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
+        if let Some(s) = &self.0[j] {
+            f(backend, s);
+        }
+    }
+}
+
+impl<B: PolyMul, const L: usize> Drop for PreparedSecrets<B, L> {
+    fn drop(&mut self) {
+        self.0.iter_mut().flatten().for_each(Zeroize::zeroize);
+    }
+}
+
+/// Secrets prepared when a key was expanded.
+pub(crate) struct PreparedSlice<'a, T>(pub(crate) &'a [T]);
+
+impl<B: PolyMul> SecretOperands<B> for PreparedSlice<'_, B::Prepared> {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
+        f(backend, &self.0[j]);
+    }
+}
+
+/// Each secret widened and prepared at its use, and wiped after it (low-memory plan; and
+/// decryption, which uses each secret once).
+pub(crate) struct OnDemand<S>(pub(crate) S);
+
+impl<S: SecretSource> OnDemand<S> {
+    /// Secret polynomial `j` in the backend's domain.
+    pub(crate) fn prepare<B: PolyMul>(&self, backend: &mut B, j: usize) -> B::Prepared {
+        prepare_from(backend, |s| self.0.get(j, s))
+    }
+}
+
+impl<B: PolyMul, S: SecretSource> SecretOperands<B> for OnDemand<S> {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
+        let mut prepared = self.prepare(backend, j);
+        f(backend, &prepared);
+        prepared.zeroize();
+    }
+}
+
+/// Fills the empty `slots` in place, each value moved once (`get_or_insert_with` builds it in the
+/// slot; `*slot = Some(…)` moved it twice, and `core::array::from_fn` moves each value three or
+/// four times: for a 4 KiB NTT image 12–16 KiB of copies per secret, each an unwiped duplicate of
+/// secret data).
+pub(crate) fn fill_each<T>(slots: &mut [Option<T>], mut make: impl FnMut(usize) -> T) {
+    for (j, slot) in slots.iter_mut().enumerate() {
+        slot.get_or_insert_with(|| make(j));
+    }
+}
+
+// --- Public operands ----------------------------------------------------------------------------
+
+/// Public polynomials in the order the products use them.
+pub(crate) trait Operands<B: PolyMul> {
+    /// `acc += next · s`.
+    fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared);
+}
+
+impl<B: PolyMul, M: MatrixSource> Operands<B> for M {
+    fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared) {
+        multiply_with(backend, acc, s, |a| self.next_entry(a));
+    }
+}
+
+/// Public polynomials already in the backend's domain (the expanded keys' caches).
+pub(crate) struct PreparedOperands<'a, T>(pub(crate) core::slice::Iter<'a, T>);
+
+impl<B: PolyMulPublic> Operands<B> for PreparedOperands<'_, B::PreparedPublic> {
+    fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared) {
+        if let Some(a) = self.0.next() {
+            backend.mul_acc_prepared(acc, a, s);
+        }
+    }
+}
+
+/// The L packed polynomials mod p of `bytes` (b of a public key, b' of a ciphertext).
+pub(crate) fn packed_p(bytes: &[u8]) -> PolyStream<Squeezed<'_>> {
+    PolyStream::new(Squeezed(bytes), EP)
+}
+
+// --- The products -------------------------------------------------------------------------------
+
+/// Prepares the secret that `secret` writes; the widened polynomial lives only in this frame.
+#[inline(never)]
+fn prepare_from<B: PolyMul>(backend: &mut B, secret: impl FnOnce(&mut SecretPoly)) -> B::Prepared {
+    let mut s = SecretPoly::ZERO;
+    secret(&mut s);
+    backend.prepare(&s)
+}
+
+/// `acc += a · s` for the public polynomial that `public` writes, held only in this frame.
+#[inline(never)]
+fn multiply_with<B: PolyMul>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    prepared: &B::Prepared,
+    public: impl FnOnce(&mut Poly),
+) {
+    let mut a = Poly::ZERO;
+    public(&mut a);
+    backend.mul_acc(acc, &a, prepared);
+}
+
+/// Finishes `acc` and hands the result to `consume`; the result lives only in this call,
+/// never beside a multiplication.
+#[inline(never)]
+fn finish_with<B: PolyMul>(backend: &mut B, acc: &B::Accumulator, consume: impl FnOnce(&Poly)) {
+    let mut sum = backend.finish(acc);
+    consume(&sum);
+    sum.zeroize();
+}
+
+/// `Σ_j a_j · s_j` over j < L with one accumulator, handed to `consume`: `product(backend, acc,
+/// j)` adds `a_j · s_j`. Not inlined, so that the accumulator lives only during this call.
+#[inline(never)]
+fn sum_of_products<B: PolyMul, const L: usize>(
+    backend: &mut B,
+    mut product: impl FnMut(&mut B, &mut B::Accumulator, usize),
+    consume: impl FnOnce(&Poly),
+) {
+    let mut acc = backend.accumulator();
+    for j in 0..L {
+        product(backend, &mut acc, j);
+    }
+    finish_with(backend, &acc, consume);
+    acc.zeroize();
+}
+
+/// Key generation's sums of `Aᵀ·s`.
+pub(crate) trait Sums<B: PolyMul> {
+    /// `sum_j += a · s`, where `public` writes a.
+    fn add_product(
+        &mut self,
+        backend: &mut B,
+        j: usize,
+        s: &B::Prepared,
+        public: impl FnOnce(&mut Poly),
+    );
+    /// Hands `sum_j` (correct mod q) to `consume`.
+    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&Poly));
+}
+
+/// L accumulators in the backend's domain (fast plan). Wiped on drop.
+pub(crate) struct Accumulators<B: PolyMul, const L: usize>([Option<B::Accumulator>; L]);
+
+impl<B: PolyMul, const L: usize> Sums<B> for Accumulators<B, L> {
+    fn add_product(
+        &mut self,
+        backend: &mut B,
+        j: usize,
+        s: &B::Prepared,
+        public: impl FnOnce(&mut Poly),
+    ) {
+        if let Some(acc) = &mut self.0[j] {
+            multiply_with(backend, acc, s, public);
+        }
+    }
+
+    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
+        if let Some(acc) = &self.0[j] {
+            finish_with(backend, acc, consume);
+        }
+    }
+}
+
+impl<B: PolyMul, const L: usize> Drop for Accumulators<B, L> {
+    fn drop(&mut self) {
+        self.0.iter_mut().flatten().for_each(Zeroize::zeroize);
+    }
+}
+
+/// L sums of finished products, packed with `bits` bits in a caller's buffer (low-memory plan;
+/// finished products added mod 2^16 stay correct mod q). Wiped on drop.
+pub(crate) struct PackedSums<'a> {
+    sums: &'a mut [u8],
+    bits: u32,
+}
+
+impl PackedSums<'_> {
+    fn sum(&mut self, j: usize) -> &mut [u8] {
+        let len = sizes::packed(self.bits);
+        &mut self.sums[j * len..(j + 1) * len]
+    }
+}
+
+impl<B: PolyMul> Sums<B> for PackedSums<'_> {
+    /// The product is finished at once; accumulator and product live only in this call.
+    #[inline(never)]
+    fn add_product(
+        &mut self,
+        backend: &mut B,
+        j: usize,
+        s: &B::Prepared,
+        public: impl FnOnce(&mut Poly),
+    ) {
+        let bits = self.bits;
+        let sum = self.sum(j);
+        let mut acc = backend.accumulator();
+        multiply_with(backend, &mut acc, s, public);
+        finish_with(backend, &acc, |product| {
+            let mut total = Poly::ZERO;
+            unpack(sum, bits, &mut total.coeffs);
+            total.add_assign(product);
+            pack(&total.coeffs, bits, sum);
+            total.zeroize();
+        });
+        acc.zeroize();
+    }
+
+    #[inline(never)]
+    fn finish(&mut self, _backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
+        let bits = self.bits;
+        let mut b = Poly::ZERO;
+        unpack(self.sum(j), bits, &mut b.coeffs);
+        consume(&b);
+        b.zeroize();
+    }
+}
+
+impl Drop for PackedSums<'_> {
+    fn drop(&mut self) {
+        self.sums.zeroize();
+    }
+}
+
+// --- Ciphertexts --------------------------------------------------------------------------------
+
+/// Where a ciphertext goes as it is produced: into a buffer, or compared with a received one.
+pub(crate) enum CiphertextSink<'a> {
+    /// Written into the buffer.
+    Write(&'a mut [u8]),
+    /// Compared with `expected`; `matches` is the AND of the comparisons so far.
+    Compare {
+        /// The received ciphertext.
+        expected: &'a [u8],
+        /// Whether every part so far was equal.
+        matches: Choice,
+    },
+}
+
+impl<'a> CiphertextSink<'a> {
+    /// A sink comparing with `ct`.
+    pub(crate) fn compare(ct: &'a [u8]) -> Self {
+        Self::Compare {
+            expected: ct,
+            matches: Choice::from(1),
+        }
+    }
+
+    /// Whether everything put so far equalled the expected ciphertext (always false for a
+    /// writing sink).
+    pub(crate) fn matches(&self) -> Choice {
+        match self {
+            Self::Compare { matches, .. } => *matches,
+            Self::Write(_) => Choice::from(0),
+        }
+    }
+
+    /// Hands `pack` the ciphertext bytes `at` to write: the output itself, or one polynomial's
+    /// scratch that is compared with the received bytes and wiped.
+    #[inline(always)]
+    fn put(&mut self, at: Range<usize>, pack: impl FnOnce(&mut [u8])) {
+        match self {
+            Self::Write(out) => pack(&mut out[at]),
+            Self::Compare { expected, matches } => {
+                let mut scratch = [0u8; POLY_P_BYTES];
+                let produced = &mut scratch[..at.len()];
+                pack(produced);
+                *matches &= bytes_equal(&expected[at], produced);
+                scratch.zeroize();
+            }
+        }
+    }
+}
+
+// --- The algorithms -----------------------------------------------------------------------------
+
+/// Saber.PKE.KeyGen (Algorithm 1) with seed_A already hashed: `b = round(Aᵀ·s)`, writing
+/// `pk = pack_p(b) ‖ seed_A` and the encoded secret at the front of `sk`, which has
+/// [`MemoryPlan::keygen_buffer`] bytes (the rest is the plan's scratch, wiped).
+pub(crate) fn keygen<V: Variant, P: MemoryPlan, B: PolyMul, const L: usize, const MU: usize>(
+    backend: &mut B,
+    matrix: &mut impl MatrixSource,
+    secret: SecretBytes<'_>,
+    seed_a: &[u8; 32],
+    pk: &mut [u8],
+    sk: &mut [u8],
+) {
+    let s = P::sample::<V, L, MU>(secret);
+    transposed_into_public_key::<V, P, B, L>(backend, matrix, &s, pk, sk);
+    pk[L * POLY_P_BYTES..].copy_from_slice(seed_a);
+    let mut poly = SecretPoly::ZERO;
+    let len = sizes::secret_poly::<V>();
+    for (i, out) in sk[..L * len].chunks_exact_mut(len).enumerate() {
+        s.get(i, &mut poly);
+        encode_secret::<V>(&poly, out);
+    }
+}
+
+/// `pack_p(round(Aᵀ·s))` into the front of `pk`: entry A\[i\]\[j\] meets s_i and goes to output j.
+/// Not inlined: the sums and the prepared secret live only in this call.
+#[inline(never)]
+fn transposed_into_public_key<V: Variant, P: MemoryPlan, B: PolyMul, const L: usize>(
+    backend: &mut B,
+    matrix: &mut impl MatrixSource,
+    s: &P::Secret<L>,
+    pk: &mut [u8],
+    scratch: &mut [u8],
+) {
+    let mut sums = P::sums::<V, B, L>(backend, scratch);
+    for i in 0..L {
+        let mut prepared = prepare_from(backend, |poly| s.get(i, poly));
+        for j in 0..L {
+            sums.add_product(backend, j, &prepared, |a| matrix.next_entry(a));
+        }
+        prepared.zeroize();
+    }
+    for (j, out) in pk.chunks_exact_mut(POLY_P_BYTES).take(L).enumerate() {
+        sums.finish(backend, j, |b| pack_rounded::<V>(b, out));
+    }
+}
+
+/// Saber.PKE.Enc (Algorithm 2) of `m` with the secret sampled from `secret` (the coins'
+/// stream) into `sink`: `b' = round(A·s')`, `v' = bᵀ·s'`, `ct = pack_p(b') ‖ pack_ET(c_m)`.
+pub(crate) fn encrypt<
     V: Variant,
-    B: PolyMulPublic,
+    P: MemoryPlan,
+    B: PolyMul,
     const L: usize,
     const MU: usize,
     const ET: usize,
 >(
     backend: &mut B,
-    matrix: &[B::PreparedPublic],
-    public_b: &[B::PreparedPublic],
+    matrix: &mut impl Operands<B>,
+    public_b: &mut impl Operands<B>,
+    secret: SecretBytes<'_>,
     m: &[u8; 32],
-    coins: &[u8; 32],
-    ct: &mut [u8],
+    sink: &mut CiphertextSink<'_>,
 ) {
-    let mut s = zero_secret::<L>();
-    V::gen_secret::<L, MU>(coins, &mut s);
-    let mut prepared: [Option<B::Prepared>; L] = [const { None }; L];
-    fill_each(&mut prepared, |j| backend.prepare(&s[j]));
-    drop(s);
-    let (ct_b, ct_m) = ct.split_at_mut(L * POLY_P_BYTES);
-    let mut acc = backend.accumulator();
-    for (row, out) in matrix
-        .chunks_exact(L)
-        .zip(ct_b.chunks_exact_mut(POLY_P_BYTES))
-    {
-        for (a, s_j) in row.iter().zip(prepared.iter().flatten()) {
-            backend.mul_acc_prepared(&mut acc, a, s_j);
-        }
-        let mut b = backend.finish(&acc);
-        pack_rounded(&b, out);
-        b.zeroize();
-        acc.zeroize();
-        acc = backend.accumulator();
-    }
-    for (b, s_j) in public_b.iter().zip(prepared.iter().flatten()) {
-        backend.mul_acc_prepared(&mut acc, b, s_j);
-    }
-    let mut v = backend.finish(&acc);
-    encode_message::<ET>(&v, m, ct_m);
-    v.zeroize();
-    acc.zeroize();
-    wipe_each(&mut prepared);
+    let s = P::sample::<V, L, MU>(secret);
+    let mut s = P::for_encryption::<B, L>(backend, &s);
+    encrypt_with::<V, B, L, ET>(backend, matrix, public_b, &mut s, m, sink);
 }
 
-/// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits as it is computed. A
-/// group of eight coefficients is one message byte (bit `i` for coefficient `i`, the 1-bit
-/// packing).
-pub(crate) fn encode_message<const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
-    for ((group, &byte), bytes) in v
-        .coeffs
-        .chunks_exact(GROUP)
-        .zip(m.iter())
-        .zip(ct_m.chunks_exact_mut(ET))
-    {
-        pack_group::<ET>(
-            core::array::from_fn(|i| {
-                let bit = u16::from(byte >> i) & 1;
-                (group[i].wrapping_add(H1).wrapping_sub(bit << (EP - 1)) & P_MASK)
-                    >> (EP - ET as u32)
-            }),
-            bytes,
+/// Saber.PKE.Enc with the secret vector given as operands.
+#[inline(never)]
+fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
+    backend: &mut B,
+    matrix: &mut impl Operands<B>,
+    public_b: &mut impl Operands<B>,
+    s: &mut impl SecretOperands<B>,
+    m: &[u8; 32],
+    sink: &mut CiphertextSink<'_>,
+) {
+    for i in 0..L {
+        // b'_i = Σ_j A[i][j]·s'_j
+        sum_of_products::<B, L>(
+            backend,
+            |backend, acc, j| {
+                s.with_prepared(backend, j, |b, s_j| matrix.mul_acc_next(b, acc, s_j))
+            },
+            |row| {
+                sink.put(i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES, |out| {
+                    pack_rounded::<V>(row, out)
+                })
+            },
+        );
+    }
+    // v' = bᵀ·s', carrying the message into c_m.
+    let c_m = L * POLY_P_BYTES..L * POLY_P_BYTES + sizes::packed(ET as u32);
+    sum_of_products::<B, L>(
+        backend,
+        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| public_b.mul_acc_next(b, acc, s_j)),
+        |v| sink.put(c_m, |out| encode_message::<V, ET>(v, m, out)),
+    );
+}
+
+/// Saber.PKE.Dec (Algorithm 3): `v = b'ᵀ·s`, the message from `v` and `c_m`.
+#[inline(never)]
+pub(crate) fn decrypt<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
+    backend: &mut B,
+    s: &mut impl SecretOperands<B>,
+    ct: &[u8],
+) -> [u8; 32] {
+    let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
+    let mut b_prime = packed_p(ct_b);
+    let mut m = [0u8; 32];
+    sum_of_products::<B, L>(
+        backend,
+        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| b_prime.mul_acc_next(b, acc, s_j)),
+        |v| m = decode_message::<V, ET>(v, ct_m),
+    );
+    m
+}
+
+// --- Groups of operations -----------------------------------------------------------------------
+
+/// The IND-CPA key generation of each operation of a group: `seeds_a[i]` (hashed) and
+/// `seeds_s[i]` into `out[i] = (pk, sk)`, `sk` with [`MemoryPlan::keygen_buffer`] bytes. The
+/// matrices and secrets are squeezed in advance, together, where the hasher says lanes pay and
+/// the plan may hold them; otherwise each operation streams its own.
+pub(crate) fn keygen_group<
+    V: Variant,
+    Bk: Backend,
+    M: ByteArray,
+    const L: usize,
+    const MU: usize,
+    const G: usize,
+>(
+    backend: &mut Bk,
+    hasher: &Hasher,
+    seeds_a: &[[u8; 32]],
+    seeds_s: &[&[u8; 32]],
+    out: &mut [Option<(&mut [u8], &mut [u8])>],
+) {
+    if <Bk::Plan as MemoryPlan>::MAY_SQUEEZE_IN_ADVANCE && hasher.squeezes_in_advance() {
+        return keygen_in_advance::<V, Bk, M, L, MU, G>(backend, hasher, seeds_a, seeds_s, out);
+    }
+    for ((seed_a, seed_s), (pk, sk)) in seeds_a.iter().zip(seeds_s).zip(out.iter_mut().flatten()) {
+        keygen::<V, Bk::Plan, Bk::Mul, L, MU>(
+            backend.mul(),
+            &mut StreamedMatrix::new::<V, L>(hasher, seed_a),
+            SecretBytes::Seed(hasher, seed_s),
+            seed_a,
+            pk,
+            sk,
         );
     }
 }
 
-/// Saber.PKE.Dec: recovers the 32-byte message from `ct` with the decoded secret `s`.
-pub fn decrypt<B: PolyMul, const L: usize, const ET: usize>(
-    backend: &mut B,
-    s: &[SecretPoly; L],
-    ct: &[u8],
-) -> [u8; 32] {
-    let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
-    let mut v = backend.inner_product(ct_b, s);
-    let m = decode_message::<ET>(&v, ct_m);
-    v.zeroize();
-    m
-}
-
-/// Saber.PKE.Dec with the secret already in the backend's domain. Same result as [`decrypt`].
-pub fn decrypt_prepared<B: PolyMul, const L: usize, const ET: usize>(
-    backend: &mut B,
-    s: &[B::Prepared],
-    ct: &[u8],
-) -> [u8; 32] {
-    let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
-    let mut acc = backend.accumulator();
-    for (s_j, packed) in s.iter().zip(ct_b.chunks_exact(POLY_P_BYTES)) {
-        backend.mul_acc(&mut acc, &unpack_poly(packed, EP), s_j);
+/// [`keygen_group`] with everything squeezed in advance. Not inlined: the squeezed bytes live
+/// only in this call.
+#[inline(never)]
+fn keygen_in_advance<
+    V: Variant,
+    Bk: Backend,
+    M: ByteArray,
+    const L: usize,
+    const MU: usize,
+    const G: usize,
+>(
+    backend: &mut Bk,
+    hasher: &Hasher,
+    seeds_a: &[[u8; 32]],
+    seeds_s: &[&[u8; 32]],
+    out: &mut [Option<(&mut [u8], &mut [u8])>],
+) {
+    let mut squeezed = InAdvance::<M, G>::new();
+    squeezed.squeeze::<V, L, MU>(hasher, seeds_s, seeds_a, &mut []);
+    for (i, (pk, sk)) in out.iter_mut().flatten().enumerate() {
+        keygen::<V, Bk::Plan, Bk::Mul, L, MU>(
+            backend.mul(),
+            &mut squeezed.matrix::<V>(i),
+            SecretBytes::Squeezed(squeezed.secret(i)),
+            &seeds_a[i],
+            pk,
+            sk,
+        );
     }
-    let mut v = backend.finish(&acc);
-    acc.zeroize();
-    let m = decode_message::<ET>(&v, ct_m);
-    v.zeroize();
-    m
 }
 
-/// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient, packed in place.
-pub(crate) fn decode_message<const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
-    let c_m = unpack_poly(ct_m, ET as u32);
-    // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
-    let mut bits = [0u16; N];
-    for ((bit, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
-        *bit = (vk
-            .wrapping_add(h2(ET as u32))
-            .wrapping_sub(ck << (EP - ET as u32))
-            & P_MASK)
-            >> (EP - 1);
+/// Saber.PKE.Enc for each operation of a group, as the FO transform calls it: `messages[i]`
+/// with `coins[i]` into `sinks[i]`, and the `extra` jobs run beside the encryption's own
+/// hashing (decapsulation's H(c)).
+pub(crate) trait EncryptGroup<Bk> {
+    /// Encrypts every operation of the group.
+    fn encrypt(
+        &self,
+        backend: &mut Bk,
+        hasher: &Hasher,
+        messages: &[[u8; 32]],
+        coins: &[&[u8; 32]],
+        sinks: &mut [Option<CiphertextSink<'_>>],
+        extra: &mut [Option<Job<'_>>],
+    );
+}
+
+/// Encryption under public keys given as bytes (`pk = pack_p(b) ‖ seed_A`), one per operation;
+/// `M` holds a matrix squeezed in advance.
+pub(crate) struct PublicKeys<
+    'k,
+    V,
+    M,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+    const G: usize,
+> {
+    keys: &'k [&'k [u8]],
+    types: core::marker::PhantomData<(V, M)>,
+}
+
+impl<'k, V, M, const L: usize, const MU: usize, const ET: usize, const G: usize>
+    PublicKeys<'k, V, M, L, MU, ET, G>
+{
+    /// The public keys of a group's operations.
+    pub(crate) fn new(keys: &'k [&'k [u8]]) -> Self {
+        Self {
+            keys,
+            types: core::marker::PhantomData,
+        }
     }
-    let mut m = [0u8; 32];
-    pack_groups::<1>(&bits, &mut m);
-    bits.as_mut_slice().zeroize();
-    m
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The public seed of A at the end of a public key.
+fn public_seed(pk: &[u8]) -> &[u8; 32] {
+    let (_, seed) = pk.split_at(pk.len() - SEED_BYTES);
+    match seed.try_into() {
+        Ok(seed) => seed,
+        Err(_) => unreachable!("a public key ends with its 32-byte seed"),
+    }
+}
 
-    #[test]
-    fn rounding_constants_match_the_spec() {
-        assert_eq!(H1, 4);
-        assert_eq!([h2(3), h2(4), h2(6)], [196, 228, 252]);
+impl<
+    V: Variant,
+    Bk: Backend,
+    M: ByteArray,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+    const G: usize,
+> EncryptGroup<Bk> for PublicKeys<'_, V, M, L, MU, ET, G>
+{
+    fn encrypt(
+        &self,
+        backend: &mut Bk,
+        hasher: &Hasher,
+        messages: &[[u8; 32]],
+        coins: &[&[u8; 32]],
+        sinks: &mut [Option<CiphertextSink<'_>>],
+        extra: &mut [Option<Job<'_>>],
+    ) {
+        if <Bk::Plan as MemoryPlan>::MAY_SQUEEZE_IN_ADVANCE && hasher.squeezes_in_advance() {
+            return self.encrypt_in_advance(backend, hasher, messages, coins, sinks, extra);
+        }
+        hasher.run(extra.iter_mut().filter_map(Option::take));
+        for (((pk, m), coins), sink) in self
+            .keys
+            .iter()
+            .zip(messages)
+            .zip(coins)
+            .zip(sinks.iter_mut().flatten())
+        {
+            encrypt::<V, Bk::Plan, Bk::Mul, L, MU, ET>(
+                backend.mul(),
+                &mut StreamedMatrix::new::<V, L>(hasher, public_seed(pk)),
+                &mut packed_p(&pk[..L * POLY_P_BYTES]),
+                SecretBytes::Seed(hasher, coins),
+                m,
+                sink,
+            );
+        }
+    }
+}
+
+impl<V: Variant, M: ByteArray, const L: usize, const MU: usize, const ET: usize, const G: usize>
+    PublicKeys<'_, V, M, L, MU, ET, G>
+{
+    /// [`EncryptGroup::encrypt`] with everything squeezed in advance. Not inlined: the squeezed
+    /// bytes live only in this call.
+    #[inline(never)]
+    fn encrypt_in_advance<Bk: Backend>(
+        &self,
+        backend: &mut Bk,
+        hasher: &Hasher,
+        messages: &[[u8; 32]],
+        coins: &[&[u8; 32]],
+        sinks: &mut [Option<CiphertextSink<'_>>],
+        extra: &mut [Option<Job<'_>>],
+    ) {
+        let mut squeezed = InAdvance::<M, G>::new();
+        let seeds = self.keys.iter().map(|pk| public_seed(pk));
+        squeezed.squeeze::<V, L, MU>(hasher, coins, seeds, extra);
+        for (i, ((pk, m), sink)) in self
+            .keys
+            .iter()
+            .zip(messages)
+            .zip(sinks.iter_mut().flatten())
+            .enumerate()
+        {
+            encrypt::<V, Bk::Plan, Bk::Mul, L, MU, ET>(
+                backend.mul(),
+                &mut squeezed.matrix::<V>(i),
+                &mut packed_p(&pk[..L * POLY_P_BYTES]),
+                SecretBytes::Squeezed(squeezed.secret(i)),
+                m,
+                sink,
+            );
+        }
+    }
+}
+
+/// Encryption with A and b already in the backend's domain (an expanded key's cache).
+pub(crate) struct Cached<'k, V, B: PolyMulPublic, const L: usize, const MU: usize, const ET: usize>
+{
+    matrix: &'k [B::PreparedPublic],
+    public_b: &'k [B::PreparedPublic],
+    variant: core::marker::PhantomData<V>,
+}
+
+impl<'k, V, B: PolyMulPublic, const L: usize, const MU: usize, const ET: usize>
+    Cached<'k, V, B, L, MU, ET>
+{
+    /// A row-major and b, prepared.
+    pub(crate) fn new(matrix: &'k [B::PreparedPublic], public_b: &'k [B::PreparedPublic]) -> Self {
+        Self {
+            matrix,
+            public_b,
+            variant: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<V: Variant, B: PolyMulPublic, const L: usize, const MU: usize, const ET: usize> EncryptGroup<B>
+    for Cached<'_, V, B, L, MU, ET>
+{
+    fn encrypt(
+        &self,
+        backend: &mut B,
+        hasher: &Hasher,
+        messages: &[[u8; 32]],
+        coins: &[&[u8; 32]],
+        sinks: &mut [Option<CiphertextSink<'_>>],
+        extra: &mut [Option<Job<'_>>],
+    ) {
+        hasher.run(extra.iter_mut().filter_map(Option::take));
+        for ((m, coins), sink) in messages.iter().zip(coins).zip(sinks.iter_mut().flatten()) {
+            encrypt::<V, Fast, B, L, MU, ET>(
+                backend,
+                &mut PreparedOperands(self.matrix.iter()),
+                &mut PreparedOperands(self.public_b.iter()),
+                SecretBytes::Seed(hasher, coins),
+                m,
+                sink,
+            );
+        }
     }
 }

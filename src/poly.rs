@@ -7,18 +7,11 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Degree bound n of every Saber polynomial.
 pub const N: usize = 256;
-/// log2 of the modulus q.
-pub const EQ: u32 = 13;
-/// log2 of the modulus p.
-pub const EP: u32 = 10;
-/// Mask for reduction mod q.
-pub const Q_MASK: u16 = (1 << EQ) - 1;
-/// Mask for reduction mod p.
-pub const P_MASK: u16 = (1 << EP) - 1;
-/// Rounding constant h1 = 2^(EQ - EP - 1).
-pub const H1: u16 = 1 << (EQ - EP - 1);
+/// The products are computed mod 2^13, the largest q (round 3 and Saber+): every backend's result
+/// is correct in these low bits, and a smaller q (a power of two) reads fewer of them.
+pub const Q_MASK: u16 = (1 << 13) - 1;
 
-/// A polynomial with coefficients mod 2^16; only the low 13 bits carry meaning.
+/// A polynomial with coefficients mod 2^16; only the low 13 bits (or fewer, mod q) carry meaning.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Poly {
     /// Coefficient `k` multiplies `x^k`.

@@ -1,119 +1,444 @@
-//! Deterministic sampling from SHAKE128: the public matrix A (spec §2.4.1, GenMatrix) and the
-//! secret vectors (§2.4.2, GenSecret with the centred binomial distribution β_μ).
+//! Deterministic sampling from the XOF: the public matrix A (round-3 spec §2.4.1, GenMatrix) and
+//! the secret vectors (§2.4.2, GenSecret with the centred binomial distribution β_μ), for every
+//! variant from its description in [`crate::params`]: one segment walker over the secret stream,
+//! one table of Saber+'s entry indices, and matrix sources that stream A or read it squeezed in
+//! advance.
 //!
-//! Round-3 Saber and Saber+ differ only here (see `docs/saber-plus.md` §4): how A's entries are
-//! derived and which bytes of the secret stream each polynomial reads. Both are expressed with the
-//! same two building blocks: a [`MatrixSource`] and a table of [`SecretSegment`]s.
+//! Bytes come from a [`ByteStream`]: an XOF read as it goes, or bytes squeezed in advance (on
+//! lanes shared with other streams, `crate::hash`). Both give the same coefficients.
 
-use shake::XofReader;
 use zeroize::Zeroize;
 
-use crate::encoding::{packed_len, unpack};
-use crate::hash::{Shake128Xof, shake128};
-use crate::poly::{EQ, N, Poly, SecretPoly};
+use crate::encoding::unpack;
+use crate::hash::{Hasher, Job, Xof};
+use crate::params::{MatrixDerivation, SecretLayout, Secrets, Segment, Variant, sizes};
+use crate::poly::{N, Poly, SecretPoly};
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;
 
-/// Bytes of XOF output per matrix entry (256 coefficients of 13 bits).
-pub const MATRIX_ENTRY_BYTES: usize = packed_len(EQ);
+/// Largest module rank.
+pub(crate) const MAX_RANK: usize = 4;
+
+/// Bytes read in order: an XOF stream, or bytes squeezed in advance.
+pub(crate) trait ByteStream {
+    /// The next `buf.len()` bytes: read into `buf`, or borrowed from the stream itself.
+    fn next<'a>(&'a mut self, buf: &'a mut [u8]) -> &'a [u8];
+}
+
+impl ByteStream for Xof {
+    fn next<'a>(&'a mut self, buf: &'a mut [u8]) -> &'a [u8] {
+        self.read(buf);
+        buf
+    }
+}
+
+/// Bytes squeezed in advance, read front to back without copies.
+pub(crate) struct Squeezed<'s>(pub(crate) &'s [u8]);
+
+impl ByteStream for Squeezed<'_> {
+    fn next<'a>(&'a mut self, buf: &'a mut [u8]) -> &'a [u8] {
+        let (head, rest) = self.0.split_at(buf.len());
+        self.0 = rest;
+        head
+    }
+}
+
+// --- Secrets ---------------------------------------------------------------------------------
+
+/// Bits of the secret stream per coefficient.
+const fn bits_per_coefficient<V: Variant, const MU: usize>() -> usize {
+    match V::SECRETS {
+        Secrets::Binomial => MU,
+    }
+}
+
+/// The runs of the secret stream GenSecret reads, in coefficient order (at most four).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Segments {
+    items: [Segment; MAX_RANK],
+    len: usize,
+}
+
+impl Segments {
+    /// The runs of variant `V` at rank `L`, from its [`SecretLayout`].
+    pub(crate) const fn of<V: Variant, const L: usize, const MU: usize>() -> Self {
+        let mut items = [Segment {
+            offset: 0,
+            coeffs: 0,
+        }; MAX_RANK];
+        let mut len = 0;
+        match V::SECRET_LAYOUT {
+            SecretLayout::Contiguous => {
+                while len < L {
+                    items[len] = Segment {
+                        offset: (len * N * bits_per_coefficient::<V, MU>()) >> 3,
+                        coeffs: N,
+                    };
+                    len += 1;
+                }
+            }
+            SecretLayout::Runs(table) => {
+                let runs = table[L - 2];
+                while len < runs.len() {
+                    items[len] = runs[len];
+                    len += 1;
+                }
+            }
+        }
+        Self { items, len }
+    }
+
+    fn as_slice(&self) -> &[Segment] {
+        &self.items[..self.len]
+    }
+
+    /// Bytes of the stream up to the end of the last run.
+    pub(crate) const fn stream_len<V: Variant, const MU: usize>(&self) -> usize {
+        let last = self.items[self.len - 1];
+        last.offset + ((last.coeffs * bits_per_coefficient::<V, MU>()) >> 3)
+    }
+}
+
+/// Longest prefix of a secret stream any variant reads (Saber+ L = 3 and 4: 840 bytes).
+pub(crate) const MAX_SECRET_STREAM: usize = 840;
+
+/// The coefficients of one piece of the stream.
+fn sample<V: Variant, const MU: usize>(bytes: &[u8], out: &mut [i8]) {
+    match V::SECRETS {
+        Secrets::Binomial => centred_binomial(bytes, MU as u32, out),
+    }
+}
+
+/// The walk of GenSecret over the secret stream: samples the pieces of `2^PIECE_LOG`
+/// coefficients of the variant's runs (run lengths are multiples of 128) in order, calling
+/// `take(first coefficient, piece)` for each; bytes between runs are read and discarded. `buf`
+/// holds a piece's bytes and is wiped at the end, as is the piece.
+fn walk<V: Variant, const L: usize, const MU: usize, const PIECE_LOG: u32>(
+    stream: &mut impl ByteStream,
+    buf: &mut [u8],
+    mut take: impl FnMut(usize, &[i8]),
+) {
+    let segments = Segments::of::<V, L, MU>();
+    let piece_bytes = (bits_per_coefficient::<V, MU>() << PIECE_LOG) >> 3;
+    let mut piece = [0i8; 128];
+    let piece = &mut piece[..1 << PIECE_LOG];
+    let mut position = 0;
+    let mut coeff = 0;
+    for segment in segments.as_slice() {
+        while position < segment.offset {
+            let skip = (segment.offset - position).min(buf.len());
+            stream.next(&mut buf[..skip]);
+            position += skip;
+        }
+        for _ in 0..segment.coeffs >> PIECE_LOG {
+            sample::<V, MU>(stream.next(&mut buf[..piece_bytes]), piece);
+            take(coeff, piece);
+            position += piece_bytes;
+            coeff += 1 << PIECE_LOG;
+        }
+    }
+    // As slices: one fill and an optimisation barrier each.
+    buf.zeroize();
+    piece.zeroize();
+}
+
+/// GenSecret into `out`, 128 coefficients per read.
+pub(crate) fn gen_secret<V: Variant, const L: usize, const MU: usize>(
+    stream: &mut impl ByteStream,
+    out: &mut [SecretPoly; L],
+) {
+    // 128 coefficients of at most 10 bits.
+    let mut buf = [0u8; 160];
+    walk::<V, L, MU, 7>(stream, &mut buf, |coeff, piece| {
+        // N = 256: polynomial index and offset are the high and low bits.
+        let start = coeff & (N - 1);
+        out[coeff >> 8].coeffs[start..start + piece.len()].copy_from_slice(piece);
+    });
+}
+
+/// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it is
+/// complete. Memory: one polynomial and a 40-byte buffer, whatever the rank.
+pub(crate) fn gen_secret_with<V: Variant, const L: usize, const MU: usize>(
+    stream: &mut impl ByteStream,
+    mut take: impl FnMut(usize, &SecretPoly),
+) {
+    // 32 coefficients of at most 10 bits.
+    let mut buf = [0u8; 40];
+    let mut poly = SecretPoly::ZERO;
+    walk::<V, L, MU, 5>(stream, &mut buf, |coeff, piece| {
+        let start = coeff & (N - 1);
+        poly.coeffs[start..start + piece.len()].copy_from_slice(piece);
+        if (coeff + piece.len()) & (N - 1) == 0 {
+            take(coeff >> 8, &poly);
+        }
+    });
+}
+
+/// The secret stream of `seed` as a job: its first `out.len()` bytes.
+pub(crate) fn secret_job<'a>(seed: &'a [u8], out: &'a mut [u8]) -> Job<'a> {
+    Job::xof([seed, &[]], out)
+}
+
+// --- The matrix ------------------------------------------------------------------------------
 
 /// Entries of the public matrix A, delivered in row-major order (`A[0][0]`, `A[0][1]`, …).
 ///
-/// Row-major order is the order of round-3 Saber's single SHAKE128 stream, so a source never has
-/// to buffer the matrix: callers that need `A[i][j]` only once can stream it just in time.
-pub trait MatrixSource {
-    /// Writes the next entry (coefficients in `[0, 2^13)`).
+/// Row-major order is the order of round-3 Saber's single XOF stream, so a source never has to
+/// buffer the matrix: callers that need `A[i][j]` only once can stream it just in time.
+pub(crate) trait MatrixSource {
+    /// Writes the next entry (coefficients in `[0, q)`).
     fn next_entry(&mut self, out: &mut Poly);
 }
 
-/// Matrix entries that can be generated independently, in any order (Saber+).
-pub trait RandomAccessMatrix {
-    /// Writes `A[row][col]`.
-    fn entry(&self, row: usize, col: usize, out: &mut Poly);
+/// Polynomials of `bits`-bit coefficients read one after the other from a byte stream: A from
+/// one XOF stream or squeezed in advance, b or b' from their packed bytes.
+pub(crate) struct PolyStream<S> {
+    bytes: S,
+    bits: u32,
 }
 
-/// Round-3 GenMatrix: `A[i][j]` is polynomial `i·L + j` of one SHAKE128(seed_A) stream.
-pub struct StreamMatrix {
-    xof: Shake128Xof,
-}
-
-impl StreamMatrix {
-    /// Starts the stream for `seed_a`.
-    pub fn new(seed_a: &[u8; 32]) -> Self {
-        Self {
-            xof: shake128(&[seed_a]),
-        }
+impl<S: ByteStream> PolyStream<S> {
+    /// Polynomials of `bits`-bit coefficients from `bytes`.
+    pub(crate) fn new(bytes: S, bits: u32) -> Self {
+        Self { bytes, bits }
     }
 }
 
-/// Squeezed per read: 64 coefficients. Reading an entry in four pieces keeps the buffer (on the
+/// Read per call: a quarter polynomial. Reading an entry in pieces keeps the buffer (on the
 /// stack beside the multiplication in the low-memory mode) at a quarter of an entry.
-const MATRIX_PIECE_BYTES: usize = MATRIX_ENTRY_BYTES >> 2;
+const PIECE_COEFFS: usize = N >> 2;
 
-/// Fills `out` with 13-bit coefficients squeezed from `xof`, a piece at a time.
-fn squeeze_entry(xof: &mut Shake128Xof, out: &mut Poly) {
-    let mut buf = [0u8; MATRIX_PIECE_BYTES];
-    for piece in out.coeffs.chunks_exact_mut(N >> 2) {
-        xof.read(&mut buf);
-        unpack(&buf, EQ, piece);
-    }
-}
-
-impl MatrixSource for StreamMatrix {
+impl<S: ByteStream> MatrixSource for PolyStream<S> {
     fn next_entry(&mut self, out: &mut Poly) {
-        squeeze_entry(&mut self.xof, out);
+        let mut buf = [0u8; (PIECE_COEFFS * 13) >> 3];
+        let len = (PIECE_COEFFS * self.bits as usize) >> 3;
+        for piece in out.coeffs.chunks_exact_mut(PIECE_COEFFS) {
+            unpack(self.bytes.next(&mut buf[..len]), self.bits, piece);
+        }
     }
 }
 
-/// Saber+ matrix: `A[i][j]` = SHAKE128(seed_A ‖ i ‖ j), first 416 bytes (`docs/saber-plus.md` §4.1).
-pub struct IndexedMatrix {
+/// `ENTRY_INDICES[rank][k]` = (row, column) of entry k of a row-major `rank × rank` matrix, as
+/// the two index bytes of Saber+'s XOF input (`docs/saber-plus.md` §4.1).
+const ENTRY_INDICES: [[[u8; 2]; MAX_RANK * MAX_RANK]; MAX_RANK + 1] = {
+    let mut table = [[[0u8; 2]; MAX_RANK * MAX_RANK]; MAX_RANK + 1];
+    let mut rank = 1;
+    while rank <= MAX_RANK {
+        let mut row = 0;
+        while row < rank {
+            let mut col = 0;
+            while col < rank {
+                // Indices are single bytes in the spec; rank <= 4 keeps them exact.
+                table[rank][row * rank + col] = [row as u8, col as u8];
+                col += 1;
+            }
+            row += 1;
+        }
+        rank += 1;
+    }
+    table
+};
+
+/// The XOF jobs that squeeze the packed matrix of `seed` (row-major, `L² · poly_q` bytes) into
+/// `out`: one stream, or one job per entry.
+pub(crate) fn matrix_jobs<'a, V: Variant, const L: usize>(
+    seed: &'a [u8; 32],
+    out: &'a mut [u8],
+) -> impl Iterator<Item = Job<'a>> {
+    let (one, per_entry) = match V::MATRIX {
+        MatrixDerivation::OneStream => (Some(Job::xof([seed, &[]], out)), None),
+        MatrixDerivation::PerEntry => (
+            None,
+            Some(
+                out.chunks_exact_mut(sizes::poly_q::<V>())
+                    .zip(&ENTRY_INDICES[L][..L * L])
+                    .map(move |(entry, index)| Job::xof([seed, index], entry)),
+            ),
+        ),
+    };
+    one.into_iter().chain(per_entry.into_iter().flatten())
+}
+
+/// Matrix A streamed from the XOF as it is used.
+pub(crate) enum StreamedMatrix {
+    /// Round 3: one stream.
+    OneStream(PolyStream<Xof>),
+    /// Saber+: entries from their own XOF calls.
+    PerEntry(EntryMatrix),
+}
+
+impl StreamedMatrix {
+    /// A of `seed_a` for variant `V` at rank `L`.
+    pub(crate) fn new<V: Variant, const L: usize>(hasher: &Hasher, seed_a: &[u8; 32]) -> Self {
+        match V::MATRIX {
+            MatrixDerivation::OneStream => {
+                Self::OneStream(PolyStream::new(hasher.xof([seed_a, &[]]), V::EQ))
+            }
+            MatrixDerivation::PerEntry => Self::PerEntry(EntryMatrix::new::<V, L>(hasher, seed_a)),
+        }
+    }
+}
+
+impl MatrixSource for StreamedMatrix {
+    fn next_entry(&mut self, out: &mut Poly) {
+        match self {
+            Self::OneStream(stream) => stream.next_entry(out),
+            Self::PerEntry(entries) => entries.next_entry(out),
+        }
+    }
+}
+
+/// Saber+'s matrix: `A[i][j]` = XOF(seed_A ‖ i ‖ j), first `poly_q` bytes, in row-major order.
+///
+/// On x86/x86_64 entries are squeezed four at a time (on the lanes of the multi-way Keccak where
+/// the CPU has a vector one), holding up to four packed entries (1.6 KB). Elsewhere (the 32-bit
+/// embedded cores) each entry's stream is read a quarter entry at a time, buffering nothing.
+pub(crate) struct EntryMatrix {
+    hasher: Hasher,
     seed: [u8; 32],
-    rank: usize,
-    row: usize,
-    col: usize,
+    /// The row-major (row, column) index bytes of each entry.
+    indices: &'static [[u8; 2]],
+    bits: u32,
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    buffered: Buffered,
 }
 
-impl IndexedMatrix {
-    /// Row-major iteration over the `rank × rank` matrix for `seed_a`.
-    pub fn new(seed_a: &[u8; 32], rank: usize) -> Self {
+/// Entries squeezed ahead, at most four.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+struct Buffered {
+    entries: [[u8; MAX_POLY_Q]; 4],
+    available: usize,
+    used: usize,
+}
+
+/// Bytes of the largest packed polynomial mod q.
+const MAX_POLY_Q: usize = sizes::packed(13);
+
+impl EntryMatrix {
+    fn new<V: Variant, const L: usize>(hasher: &Hasher, seed_a: &[u8; 32]) -> Self {
+        // On x86 the entries take their own lanes (see the type's docs).
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        let _ = hasher;
         Self {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            hasher: Hasher::for_group(V::SYMMETRIC, crate::hash::Lanes::fastest(), 4),
+            #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+            hasher: *hasher,
             seed: *seed_a,
-            rank,
-            row: 0,
-            col: 0,
+            indices: &ENTRY_INDICES[L][..L * L],
+            bits: V::EQ,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            buffered: Buffered {
+                entries: [[0; MAX_POLY_Q]; 4],
+                available: 0,
+                used: 0,
+            },
         }
     }
 }
 
-impl RandomAccessMatrix for IndexedMatrix {
-    fn entry(&self, row: usize, col: usize, out: &mut Poly) {
-        // Indices are single bytes in the spec; L <= 4 keeps them exact.
-        let mut xof = shake128(&[&self.seed, &[row as u8, col as u8]]);
-        squeeze_entry(&mut xof, out);
-    }
-}
-
-impl MatrixSource for IndexedMatrix {
+impl MatrixSource for EntryMatrix {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     fn next_entry(&mut self, out: &mut Poly) {
-        self.entry(self.row, self.col, out);
-        self.col += 1;
-        if self.col == self.rank {
-            self.col = 0;
-            self.row += 1;
+        let len = sizes::packed(self.bits);
+        let buffered = &mut self.buffered;
+        if buffered.used == buffered.available {
+            let count = self.indices.len().min(4);
+            let (now, later) = self.indices.split_at(count);
+            let seed = &self.seed;
+            self.hasher.run(
+                buffered
+                    .entries
+                    .iter_mut()
+                    .zip(now)
+                    .map(|(entry, index)| Job::xof([seed, index], &mut entry[..len])),
+            );
+            self.indices = later;
+            buffered.available = count;
+            buffered.used = 0;
         }
+        unpack(
+            &buffered.entries[buffered.used][..len],
+            self.bits,
+            &mut out.coeffs,
+        );
+        buffered.used += 1;
+    }
+
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    fn next_entry(&mut self, out: &mut Poly) {
+        let (index, later) = self.indices.split_at(1);
+        self.indices = later;
+        let xof = self.hasher.xof([&self.seed, &index[0]]);
+        PolyStream::new(xof, self.bits).next_entry(out);
     }
 }
 
-/// A run of secret coefficients read from the secret stream: `coeffs` coefficients starting at
-/// byte `offset` of SHAKE128(seed). Segments are listed in coefficient order and increasing offset.
-#[derive(Clone, Copy, Debug)]
-pub struct SecretSegment {
-    /// Byte offset into the SHAKE128 stream.
-    pub offset: usize,
-    /// Number of coefficients (a multiple of 4 and of 256's divisors used here).
-    pub coeffs: usize,
+// --- Squeezed in advance ----------------------------------------------------------------------
+
+/// The XOF outputs of up to `G` operations squeezed together in advance, as lane jobs: each
+/// operation's secret stream and its packed matrix (`M`: L² entries; up to 6.5 KB each). For
+/// CPUs where lanes are (nearly) free (`Hasher::squeezes_in_advance`).
+pub(crate) struct InAdvance<M, const G: usize> {
+    secrets: crate::ct::Wiped<[[u8; MAX_SECRET_STREAM]; G]>,
+    secret_len: usize,
+    matrices: [M; G],
 }
+
+impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
+    /// Empty buffers (constants: zeroed in place, not built aside and copied).
+    pub(crate) fn new() -> Self {
+        Self {
+            secrets: crate::ct::Wiped([[0; MAX_SECRET_STREAM]; G]),
+            secret_len: 0,
+            matrices: [const { M::ZERO }; G],
+        }
+    }
+
+    /// Squeezes the secret stream of each of `secret_seeds` and the matrix of each of
+    /// `matrix_seeds` (operation by operation), and runs `extra` beside them: the short secret
+    /// streams first, then the matrices, so lanes stay busy until the end.
+    pub(crate) fn squeeze<'a, V: Variant, const L: usize, const MU: usize>(
+        &'a mut self,
+        hasher: &Hasher,
+        secret_seeds: &'a [&'a [u8; 32]],
+        matrix_seeds: impl IntoIterator<Item = &'a [u8; 32]>,
+        extra: &'a mut [Option<Job<'_>>],
+    ) {
+        self.secret_len = Segments::of::<V, L, MU>().stream_len::<V, MU>();
+        let secret_len = self.secret_len;
+        hasher.run(
+            secret_seeds
+                .iter()
+                .zip(self.secrets.iter_mut())
+                .map(|(seed, stream)| secret_job(*seed, &mut stream[..secret_len]))
+                .chain(
+                    extra
+                        .iter_mut()
+                        .filter_map(|job| -> Option<Job<'a>> { job.take() }),
+                )
+                .chain(
+                    matrix_seeds
+                        .into_iter()
+                        .zip(self.matrices.iter_mut())
+                        .flat_map(|(seed, matrix)| matrix_jobs::<V, L>(seed, matrix.as_mut())),
+                ),
+        );
+    }
+
+    /// Operation `i`'s secret stream.
+    pub(crate) fn secret(&self, i: usize) -> &[u8] {
+        &self.secrets[i][..self.secret_len]
+    }
+
+    /// Operation `i`'s matrix, entry by entry.
+    pub(crate) fn matrix<V: Variant>(&self, i: usize) -> PolyStream<Squeezed<'_>> {
+        PolyStream::new(Squeezed(self.matrices[i].as_ref()), V::EQ)
+    }
+}
+
+// --- Binomial sampling -----------------------------------------------------------------------
 
 /// β_μ: coefficient = popcount(low μ/2 bits) − popcount(high μ/2 bits) of each μ-bit field.
 ///
@@ -226,93 +551,6 @@ fn binomial_per_coefficient(bytes: &[u8], mu: u32, out: &mut [i8]) {
     acc.zeroize();
 }
 
-/// GenSecret: fills `out` from SHAKE128(seed) following `segments`, which must cover exactly
-/// `out.len() · 256` coefficients. The stream is read once, front to back, 128 coefficients per
-/// read straight into `out` (the fast path's buffer is 160 bytes; [`gen_secret_with`] keeps
-/// memory lower).
-pub fn gen_secret(seed: &[u8; 32], mu: u32, segments: &[SecretSegment], out: &mut [SecretPoly]) {
-    debug_assert_eq!(
-        segments.iter().map(|seg| seg.coeffs).sum::<usize>(),
-        out.len() * N
-    );
-    // 128 coefficients of at most μ = 10 bits.
-    let mut buf = [0u8; 160];
-    read_pieces(seed, mu, segments, &mut buf, 7, |coeff, bytes| {
-        // N = 256: polynomial index and offset are the high and low bits.
-        let poly = &mut out[coeff >> 8].coeffs;
-        let start = coeff & (N - 1);
-        centred_binomial(bytes, mu, &mut poly[start..start + (1 << 7)]);
-    });
-}
-
-/// Coefficients sampled per XOF read by [`gen_secret_with`]: 32, i.e. 4μ bytes.
-const SECRET_PIECE_LOG: u32 = 5;
-
-/// GenSecret, streaming: hands each secret polynomial to `take(index, poly)` as soon as it is
-/// complete. The stream is read once, front to back, a few bytes at a time; skipped bytes are
-/// squeezed and discarded. Memory: one polynomial and a 40-byte buffer, whatever the rank (the
-/// low-memory mode packs each polynomial as it arrives).
-pub fn gen_secret_with(
-    seed: &[u8; 32],
-    mu: u32,
-    segments: &[SecretSegment],
-    mut take: impl FnMut(usize, &SecretPoly),
-) {
-    // 32 coefficients of at most μ = 10 bits.
-    let mut buf = [0u8; 40];
-    let mut poly = SecretPoly::ZERO;
-    let piece = 1 << SECRET_PIECE_LOG;
-    read_pieces(
-        seed,
-        mu,
-        segments,
-        &mut buf,
-        SECRET_PIECE_LOG,
-        |coeff, bytes| {
-            // N = 256: the offset in the current polynomial is the low bits.
-            let start = coeff & (N - 1);
-            centred_binomial(bytes, mu, &mut poly.coeffs[start..start + piece]);
-            if (coeff + piece) & (N - 1) == 0 {
-                take(coeff >> 8, &poly);
-            }
-        },
-    );
-}
-
-/// The walk of GenSecret over the secret stream: reads the pieces of `2^piece_log` coefficients
-/// of `segments` (segment lengths are multiples of 128) in order, calling
-/// `sample(first coefficient, bytes)` for each; bytes between segments are squeezed and
-/// discarded. `buf` holds a piece (`2^piece_log · μ / 8` bytes) and is wiped at the end.
-fn read_pieces(
-    seed: &[u8; 32],
-    mu: u32,
-    segments: &[SecretSegment],
-    buf: &mut [u8],
-    piece_log: u32,
-    mut sample: impl FnMut(usize, &[u8]),
-) {
-    let mut xof = shake128(&[seed]);
-    let len = (mu as usize) << (piece_log - 3);
-    let mut position = 0;
-    let mut coeff = 0;
-    for seg in segments {
-        while position < seg.offset {
-            let skip = (seg.offset - position).min(buf.len());
-            xof.read(&mut buf[..skip]);
-            position += skip;
-        }
-        for _ in 0..seg.coeffs >> piece_log {
-            xof.read(&mut buf[..len]);
-            position += len;
-            sample(coeff, &buf[..len]);
-            coeff += 1 << piece_log;
-        }
-    }
-    // As a slice: one fill and an optimisation barrier (zeroize >= 1.9; an array would be wiped
-    // with one volatile store per byte).
-    buf.zeroize();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,61 +621,50 @@ mod tests {
     }
 
     /// The fast sampler (128 coefficients per read, straight into the output) and the streaming
-    /// one (32 per read, a polynomial at a time) read the same bytes the same way.
+    /// one (32 per read, a polynomial at a time) read the same bytes the same way, from the XOF
+    /// and from the stream squeezed in advance, for every variant and rank.
     #[test]
     fn fast_and_streaming_samplers_agree() {
-        const fn seg(offset: usize, coeffs: usize) -> SecretSegment {
-            SecretSegment { offset, coeffs }
-        }
-        let layouts: [(u32, &[SecretSegment]); 4] = [
-            (
-                10,
-                &[seg(0, 128), seg(168, 128), seg(336, 128), seg(504, 128)],
-            ),
-            (8, &[seg(0, 256), seg(256, 256), seg(584, 256)]),
-            (
-                6,
-                &[seg(0, 256), seg(264, 256), seg(456, 256), seg(648, 256)],
-            ),
-            (8, &[seg(0, 256), seg(256, 256), seg(512, 256)]),
-        ];
-        for (mu, segments) in layouts {
-            let polys = segments.iter().map(|s| s.coeffs).sum::<usize>() >> 8;
-            let mut fast = [
-                SecretPoly::ZERO,
-                SecretPoly::ZERO,
-                SecretPoly::ZERO,
-                SecretPoly::ZERO,
-            ];
-            gen_secret(&[7; 32], mu, segments, &mut fast[..polys]);
+        use crate::params::{Plus, Round3, Symmetric};
+        fn check<V: Variant, const L: usize, const MU: usize>() {
+            let hasher = Hasher::for_operation(Symmetric::Sha3);
+            let seed = [7u8; 32];
+            let mut fast = [const { SecretPoly::ZERO }; L];
+            gen_secret::<V, L, MU>(&mut hasher.xof([&seed, &[]]), &mut fast);
+            let mut stream = [0u8; MAX_SECRET_STREAM];
+            let len = Segments::of::<V, L, MU>().stream_len::<V, MU>();
+            hasher.xof([&seed, &[]]).read(&mut stream[..len]);
+            let mut squeezed = [const { SecretPoly::ZERO }; L];
+            gen_secret::<V, L, MU>(&mut Squeezed(&stream[..len]), &mut squeezed);
             let mut count = 0;
-            gen_secret_with(&[7; 32], mu, segments, |i, poly| {
-                assert_eq!(poly.coeffs, fast[i].coeffs, "mu {mu}, polynomial {i}");
+            gen_secret_with::<V, L, MU>(&mut hasher.xof([&seed, &[]]), |i, poly| {
+                assert_eq!(poly.coeffs, fast[i].coeffs, "L {L}, polynomial {i}");
+                assert_eq!(poly.coeffs, squeezed[i].coeffs, "L {L}, polynomial {i}");
                 count += 1;
             });
-            assert_eq!(count, polys);
+            assert_eq!(count, L);
         }
+        check::<Round3, 2, 10>();
+        check::<Round3, 3, 8>();
+        check::<Round3, 4, 6>();
+        check::<Plus, 2, 10>();
+        check::<Plus, 3, 8>();
+        check::<Plus, 4, 6>();
     }
 
+    /// Saber+'s runs skip stream bytes: its third polynomial at rank 3 is β_8 of stream bytes
+    /// 584..840 (`docs/saber-plus.md` §4.3).
     #[test]
-    fn segments_with_gaps_skip_stream_bytes() {
+    fn gapped_runs_skip_stream_bytes() {
+        use crate::params::{Plus, Symmetric};
+        let hasher = Hasher::for_operation(Symmetric::Sha3);
         let seed = [42u8; 32];
         let mut whole = [0u8; 840];
-        shake128(&[&seed]).read(&mut whole);
+        hasher.xof([&seed, &[]]).read(&mut whole);
         let mut want = SecretPoly::ZERO;
         centred_binomial(&whole[584..840], 8, &mut want.coeffs);
-        let mut got = [SecretPoly::ZERO, SecretPoly::ZERO];
-        let segs = [
-            SecretSegment {
-                offset: 0,
-                coeffs: 256,
-            },
-            SecretSegment {
-                offset: 584,
-                coeffs: 256,
-            },
-        ];
-        gen_secret(&seed, 8, &segs, &mut got);
-        assert_eq!(got[1].coeffs, want.coeffs);
+        let mut got = [const { SecretPoly::ZERO }; 3];
+        gen_secret::<Plus, 3, 8>(&mut hasher.xof([&seed, &[]]), &mut got);
+        assert_eq!(got[2].coeffs, want.coeffs);
     }
 }

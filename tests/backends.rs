@@ -4,7 +4,7 @@
 mod support;
 
 use proptest::prelude::*;
-use saber_kem::poly::{N, Poly, Q_MASK, SECRET_BOUND, SecretPoly};
+use saber_kem::polymul::{N, Poly, Q_MASK, SECRET_BOUND, SecretPoly};
 use saber_kem::polymul::{PolyMul, Schoolbook};
 
 fn poly_strategy() -> impl Strategy<Value = Poly> {

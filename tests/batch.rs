@@ -1,119 +1,38 @@
-//! The lane runner of the multi-way Keccak against the `sha3`/`shake` crates on every path, and
-//! the batch API against one-at-a-time calls: all NIST KAT records through the batch path (both
-//! through the seeded entry points and through an RNG; per backend, and per Keccak path, each
-//! path constructed explicitly), property tests for batch sizes that leave partial groups, and
-//! implicit rejection.
+//! The batch API against one-at-a-time calls: all NIST KAT records through the batch path (both
+//! through the seeded entry points and through an RNG; per backend, and per lane path, each path
+//! chosen explicitly), property tests for batch sizes that leave partial groups, and implicit
+//! rejection. (The lane runner itself is tested against the `sha3`/`shake` crates in the crate's
+//! unit tests.)
 
 mod support;
 
 use proptest::prelude::*;
-use saber_kem::batch::KeySeeds;
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use saber_kem::keccak::KeccakX8;
-use saber_kem::keccak::lanes::{self, Function, Job};
-use saber_kem::keccak::{KeccakX4, MultiKeccak};
+use saber_kem::batch::{KeySeeds, Lanes};
 use saber_kem::{Ciphertext, ParameterSet, Plus, PolyMul, Round3, SaberKem, Variant};
-use sha3::Digest;
-use shake::{ExtendableOutput, Update, XofReader};
 use support::drbg::{NistDrbg, kat_seeds};
 use support::kat::check;
 
-/// Every multi-way implementation this CPU runs.
-fn keccak_paths() -> Vec<MultiKeccak> {
-    let mut paths = vec![KeccakX4::portable().into()];
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    {
-        paths.extend(KeccakX4::avx2().map(MultiKeccak::from));
-        paths.extend(KeccakX4::avx512().map(MultiKeccak::from));
-        paths.extend(KeccakX8::avx512().map(MultiKeccak::X8));
-    }
-    paths
-}
-
+/// Every lane path this CPU runs must be among those tested.
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn the_vector_paths_are_tested_on_machines_that_have_them() {
+    let names: Vec<&str> = Lanes::all().map(|lanes| lanes.name()).collect();
+    assert!(names.contains(&"one at a time") && names.contains(&"portable"));
     let avx512 =
         std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
-    if std::is_x86_feature_detected!("avx2") {
-        assert!(KeccakX4::avx2().is_some());
-    }
-    assert_eq!(KeccakX4::avx512().is_some(), avx512);
-    assert_eq!(KeccakX8::avx512().is_some(), avx512);
+    assert_eq!(
+        std::is_x86_feature_detected!("avx2"),
+        names.contains(&"avx2")
+    );
+    assert_eq!(
+        avx512,
+        names.contains(&"avx512") && names.contains(&"avx512x8")
+    );
+    let fastest = Lanes::fastest().name();
     if avx512 {
-        assert_eq!(KeccakX4::new().name(), "avx512");
-        assert_eq!(MultiKeccak::new().name(), "avx512x8");
+        assert_eq!(fastest, "avx512x8");
     } else if std::is_x86_feature_detected!("avx2") {
-        assert_eq!(KeccakX4::new().name(), "avx2");
-        assert_eq!(MultiKeccak::new().name(), "avx2");
-    }
-}
-
-/// What the `sha3`/`shake` crates say `function` of `input` is, `len` bytes of it.
-fn reference(function: Function, input: &[u8], len: usize) -> Vec<u8> {
-    match function {
-        Function::Shake128 => {
-            let mut xof = shake::Shake128::default();
-            xof.update(input);
-            let mut out = vec![0; len];
-            xof.finalize_xof().read(&mut out);
-            out
-        }
-        Function::Sha3_256 => sha3::Sha3_256::digest(input).to_vec(),
-        Function::Sha3_512 => sha3::Sha3_512::digest(input).to_vec(),
-    }
-}
-
-fn function() -> impl Strategy<Value = Function> {
-    prop_oneof![
-        Just(Function::Shake128),
-        Just(Function::Sha3_256),
-        Just(Function::Sha3_512)
-    ]
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    /// Any number of jobs (fewer or more than the lanes), any mix of functions, input lengths
-    /// around the rates, two-part inputs and output lengths, on every path and one at a time.
-    #[test]
-    fn lane_jobs_match_the_crates(
-        jobs in prop::collection::vec(
-            (function(), 0usize..400, 0usize..200, 0usize..700),
-            0..20,
-        ),
-        data in prop::collection::vec(any::<u8>(), 600),
-    ) {
-        let output_len = |function, len| match function {
-            Function::Shake128 => len,
-            Function::Sha3_256 => 32,
-            Function::Sha3_512 => 64,
-        };
-        let mut runs: Vec<Option<MultiKeccak>> = keccak_paths().into_iter().map(Some).collect();
-        runs.push(None);
-        for keccak in runs {
-            let mut outputs: Vec<Vec<u8>> = jobs
-                .iter()
-                .map(|&(function, _, _, len)| vec![0; output_len(function, len)])
-                .collect();
-            let list = jobs.iter().zip(outputs.iter_mut()).map(|(&(function, head, tail, _), out)| {
-                Job {
-                    function,
-                    input: [&data[..head], &data[head..head + tail]],
-                    output: out,
-                }
-            });
-            match keccak {
-                Some(keccak) => lanes::run(keccak, list),
-                None => lanes::run_alone(list),
-            }
-            let name = keccak.map_or("one by one", |k| k.name());
-            for (&(function, head, tail, len), out) in jobs.iter().zip(&outputs) {
-                let want = reference(function, &data[..head + tail], output_len(function, len));
-                prop_assert_eq!(out, &want, "{} {:?} {}+{}", name, function, head, tail);
-            }
-        }
+        assert_eq!(fastest, "avx2");
     }
 }
 
@@ -159,7 +78,7 @@ const KAT_BATCH: usize = 10;
 /// Keccak; decapsulation through the batch path too.
 fn kat_records_seeded<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
-    keccak: MultiKeccak,
+    lanes: Lanes,
 ) -> Vec<String>
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
@@ -171,18 +90,17 @@ where
             core::array::from_fn(|i| kat_draws(&chunk[i]));
         let key_seeds = draws.each_ref().map(|d| d.0.clone());
         let ms = draws.each_ref().map(|d| d.1);
-        let pairs = SaberKem::<V, L, MU, ET>::generate_batch_deterministic_with(
-            backend, keccak, &key_seeds,
-        );
+        let pairs =
+            SaberKem::<V, L, MU, ET>::generate_batch_deterministic_with(backend, lanes, &key_seeds);
         let encapsulated = SaberKem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
             backend,
-            keccak,
+            lanes,
             pairs.each_ref().map(|p| &p.1),
             &ms,
         );
-        let recovered = SaberKem::<V, L, MU, ET>::decapsulate_batch_with_keccak::<_, KAT_BATCH>(
+        let recovered = SaberKem::<V, L, MU, ET>::decapsulate_batch_with_lanes::<_, KAT_BATCH>(
             backend,
-            keccak,
+            lanes,
             core::array::from_fn(|i| (&pairs[i].0, &encapsulated[i].0)),
         );
         for i in 0..KAT_BATCH {
@@ -286,7 +204,7 @@ macro_rules! batch_kats {
                             &format!("{} (batch, seeded)", $name),
                             &kat_records_seeded::<$v, _, $l, $mu, $et>(
                                 &mut backend,
-                                MultiKeccak::new(),
+                                Lanes::fastest(),
                             ),
                         );
                     }
@@ -300,7 +218,7 @@ macro_rules! batch_kats {
 
 /// With the default backend: every record through each Keccak path this CPU runs, each
 /// constructed explicitly (the per-backend tests take the fastest one).
-mod keccak_path_kats {
+mod lane_path_kats {
     use super::*;
 
     macro_rules! one_set {
@@ -308,10 +226,10 @@ mod keccak_path_kats {
             #[test]
             fn $test() {
                 let mut backend = saber_kem::DefaultPolyMul::default();
-                for keccak in keccak_paths() {
+                for lanes in Lanes::all() {
                     check::<saber_kem::$alias>(
-                        &format!("default (batch, seeded, Keccak {})", keccak.name()),
-                        &kat_records_seeded::<$v, _, $l, $mu, $et>(&mut backend, keccak),
+                        &format!("default (batch, seeded, lanes {})", lanes.name()),
+                        &kat_records_seeded::<$v, _, $l, $mu, $et>(&mut backend, lanes),
                     );
                 }
             }
@@ -368,12 +286,11 @@ fn batch_equals_single<
     });
     let ms: [[u8; 32]; N] = core::array::from_fn(|i| take32(128 * i + 96));
     let mut backend = saber_kem::DefaultPolyMul::default();
-    let keccak = MultiKeccak::new();
-    let pairs =
-        Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak, &seeds);
+    let lanes = Lanes::fastest();
+    let pairs = Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, lanes, &seeds);
     let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
         &mut backend,
-        keccak,
+        lanes,
         pairs.each_ref().map(|p| &p.1),
         &ms,
     );

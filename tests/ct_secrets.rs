@@ -10,10 +10,10 @@
 use std::mem::ManuallyDrop;
 
 use saber_kem::SharedSecret;
-use saber_kem::hash::sha3_256;
-use saber_kem::poly::{Poly, SecretPoly};
 use saber_kem::polymul::Schoolbook;
+use saber_kem::polymul::{Poly, SecretPoly};
 use saber_kem::{DecapsulationKey, ExpandedDecapsulationKey, LightSaber, LightSaberPlus};
+use sha3::{Digest, Sha3_256};
 use zeroize::{ZeroizeOnDrop, Zeroizing};
 
 /// A copy of the bytes of `value`. Only for types made of byte arrays (no padding).
@@ -43,7 +43,7 @@ fn light_saber_plus_key() -> Vec<u8> {
     let mut sk = vec![0x1F_u8; 256];
     let pk: Vec<u8> = (0..672).map(|i| (i * 7 + 3) as u8).collect();
     sk.extend_from_slice(&pk);
-    sk.extend_from_slice(&sha3_256(&[&pk]));
+    sk.extend_from_slice(&Sha3_256::digest(&pk));
     sk.extend_from_slice(&[0xA5; 32]);
     sk
 }

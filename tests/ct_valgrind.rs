@@ -43,13 +43,11 @@ use std::hint::black_box;
 use std::process::{Command, ExitCode};
 
 use rand_core::{TryCryptoRng, TryRng};
-use saber_kem::batch::KeySeeds;
-use saber_kem::ct::KeySelect;
-use saber_kem::keccak::KeccakX4;
-use saber_kem::keccak::lanes::{self, Function, Job};
-use saber_kem::params::ParameterSet;
+use saber_kem::ParameterSet;
+use saber_kem::batch::{KeySeeds, Lanes};
+use saber_kem::hazmat::KeySelect;
 use saber_kem::polymul::PolyMulPublic;
-use saber_kem::{Ciphertext, DecapsulationKey, LowMemory, PolyMul, SaberKem, Variant};
+use saber_kem::{Backend, Ciphertext, DecapsulationKey, LowMemory, SaberKem, Variant};
 use saber_kem::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
 use saber_kem::{Plus, Round3};
 use sha3::{Digest, Sha3_256};
@@ -178,7 +176,7 @@ fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
 /// Keygen, encapsulation, decapsulation of a valid and of two tampered ciphertexts, and
 /// decapsulation with a key decoded from bytes, all with secrets classified; then the results
 /// are declassified and checked.
-fn exercise<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: usize>(
+fn exercise<B: Backend, V: Variant, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
 ) where
     SaberKem<V, L, MU, ET>: ParameterSet,
@@ -294,9 +292,9 @@ fn exercise_expanded<
 }
 
 /// A batch of two key generations, encapsulations and decapsulations (the second ciphertext
-/// tampered) through `keccak`, with secrets classified; then the results are declassified and
+/// tampered) on `lanes`, with secrets classified; then the results are declassified and
 /// checked (recovered key, rejection key).
-fn exercise_batch<V: Variant, const L: usize, const MU: usize, const ET: usize>(keccak: KeccakX4)
+fn exercise_batch<V: Variant, const L: usize, const MU: usize, const ET: usize>(lanes: Lanes)
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
@@ -310,25 +308,20 @@ where
         }
         seeds
     });
-    let pairs =
-        Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak.into(), &seeds);
+    let pairs = Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, lanes, &seeds);
     let mut ms = [[0u8; 32]; 2];
     for m in &mut ms {
         let Ok(()) = rng.try_fill_bytes(m);
     }
     let keys = [&pairs[0].1, &pairs[1].1];
-    let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
-        &mut backend,
-        keccak.into(),
-        keys,
-        &ms,
-    );
+    let encapsulated =
+        Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(&mut backend, lanes, keys, &ms);
     let mut bytes = encapsulated[1].0.to_bytes();
     bytes.as_mut()[0] ^= 0x01;
     let bad = Ciphertext::<Kem<V, L, MU, ET>>::from_bytes(bytes.as_ref()).unwrap();
-    let recovered = Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
+    let recovered = Kem::<V, L, MU, ET>::decapsulate_batch_with_lanes(
         &mut backend,
-        keccak.into(),
+        lanes,
         [(&pairs[0].0, &encapsulated[0].0), (&pairs[1].0, &bad)],
     );
     for i in 0..2 {
@@ -447,61 +440,28 @@ fn public_backend_names() -> Vec<&'static str> {
     names
 }
 
-/// The four-way Keccak paths Valgrind runs (not AVX-512, see the module docs).
-fn batch_keccak_paths() -> Vec<KeccakX4> {
-    #[allow(unused_mut)]
-    let mut paths = vec![KeccakX4::portable()];
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    paths.extend(KeccakX4::avx2());
-    paths
+/// The lane paths Valgrind runs (not AVX-512, see the module docs): one job at a time, the
+/// portable four-way Keccak and the AVX2 one. Batch decapsulation puts secret streams and G of
+/// secret messages on the same lanes as public matrix streams and H(c).
+fn batch_lane_paths() -> Vec<Lanes> {
+    Lanes::all()
+        .filter(|lanes| !lanes.name().starts_with("avx512"))
+        .collect()
 }
 
-/// One decapsulation's lane jobs (`keccak::lanes`, what single operations run on AVX-512 CPUs,
-/// where Valgrind cannot follow): a public matrix stream, a secret-stream job on a secret seed
-/// and H of a secret input, sharing the four lanes. Nothing may branch on the secrets; every
-/// byte of the secret jobs' outputs must depend on them.
-fn exercise_lanes(keccak: KeccakX4) {
-    let public_seed = [3u8; 32];
-    let secret_seed = [5u8; 32];
-    let secret_message = [7u8; 1088];
-    valgrind::classify(&secret_seed);
-    valgrind::classify(&secret_message);
-    let mut matrix = vec![0u8; 9 * 416];
-    let mut stream = [0u8; 768];
-    let mut digest = [0u8; 32];
-    let jobs = [
-        Job {
-            function: Function::Shake128,
-            input: [&public_seed, &[]],
-            output: &mut matrix,
-        },
-        Job {
-            function: Function::Shake128,
-            input: [&secret_seed, &[]],
-            output: &mut stream,
-        },
-        Job {
-            function: Function::Sha3_256,
-            input: [&secret_message, &[]],
-            output: &mut digest,
-        },
-    ];
-    lanes::run(keccak, jobs);
-    expect_tainted("lane secret stream", &stream);
-    expect_tainted("lane digest", &digest);
-    valgrind::declassify(&stream);
-    valgrind::declassify(&digest);
-    black_box((&matrix, &stream, &digest));
+/// A lane path's name without spaces, for case names.
+fn lane_name(lanes: Lanes) -> String {
+    lanes.name().replace(' ', "-")
 }
 
-fn run_set_batch(keccak: KeccakX4, set: &str) {
+fn run_set_batch(lanes: Lanes, set: &str) {
     match set {
-        "LightSaber" => exercise_batch::<Round3, 2, 10, 3>(keccak),
-        "Saber" => exercise_batch::<Round3, 3, 8, 4>(keccak),
-        "FireSaber" => exercise_batch::<Round3, 4, 6, 6>(keccak),
-        "LightSaber+" => exercise_batch::<Plus, 2, 10, 3>(keccak),
-        "Saber+" => exercise_batch::<Plus, 3, 8, 4>(keccak),
-        "FireSaber+" => exercise_batch::<Plus, 4, 6, 6>(keccak),
+        "LightSaber" => exercise_batch::<Round3, 2, 10, 3>(lanes),
+        "Saber" => exercise_batch::<Round3, 3, 8, 4>(lanes),
+        "FireSaber" => exercise_batch::<Round3, 4, 6, 6>(lanes),
+        "LightSaber+" => exercise_batch::<Plus, 2, 10, 3>(lanes),
+        "Saber+" => exercise_batch::<Plus, 3, 8, 4>(lanes),
+        "FireSaber+" => exercise_batch::<Plus, 4, 6, 6>(lanes),
         other => panic!("unknown parameter set {other}"),
     }
 }
@@ -519,14 +479,10 @@ fn cases() -> Vec<Case> {
             });
         }
     }
-    for path in batch_keccak_paths() {
-        cases.push(Case {
-            name: format!("lanes keccak-{}/jobs", path.name()),
-            expect_report: None,
-        });
+    for lanes in batch_lane_paths() {
         for set in SETS {
             cases.push(Case {
-                name: format!("batch keccak-{}/{set}", path.name()),
+                name: format!("batch lanes-{}/{set}", lane_name(lanes)),
                 expect_report: None,
             });
         }
@@ -556,7 +512,7 @@ fn run_set_expanded<B: PolyMulPublic>(backend: &mut B, set: &str) {
     }
 }
 
-fn run_set<B: PolyMul>(backend: &mut B, set: &str) {
+fn run_set<B: Backend>(backend: &mut B, set: &str) {
     match set {
         "LightSaber" => exercise::<B, Round3, 2, 10, 3>(backend),
         "Saber" => exercise::<B, Round3, 3, 8, 4>(backend),
@@ -577,19 +533,12 @@ fn run_case(name: &str) {
         _ => {}
     }
     let (backend_part, set) = name.split_once('/').expect("case is BACKEND/SET");
-    if let Some(path) = backend_part.strip_prefix("lanes keccak-") {
-        let keccak = batch_keccak_paths()
+    if let Some(path) = backend_part.strip_prefix("batch lanes-") {
+        let lanes = batch_lane_paths()
             .into_iter()
-            .find(|k| k.name() == path)
-            .unwrap_or_else(|| panic!("Keccak path {path} not on this CPU"));
-        return exercise_lanes(keccak);
-    }
-    if let Some(path) = backend_part.strip_prefix("batch keccak-") {
-        let keccak = batch_keccak_paths()
-            .into_iter()
-            .find(|k| k.name() == path)
-            .unwrap_or_else(|| panic!("Keccak path {path} not on this CPU"));
-        return run_set_batch(keccak, set);
+            .find(|lanes| lane_name(*lanes) == path)
+            .unwrap_or_else(|| panic!("lane path {path} not on this CPU"));
+        return run_set_batch(lanes, set);
     }
     macro_rules! try_backend {
         ($id:ident, $name:expr, $ctor:expr) => {
@@ -659,9 +608,7 @@ fn main() -> ExitCode {
         .into_iter()
         .filter(|c| c.name.contains(&filter))
         .filter(|c| {
-            full || c.expect_report.is_some()
-                || c.name.starts_with("lanes ")
-                || QUICK_SETS.iter().any(|s| c.name.ends_with(s))
+            full || c.expect_report.is_some() || QUICK_SETS.iter().any(|s| c.name.ends_with(s))
         })
         .filter(|c| full || !c.name.starts_with("low-memory "))
         .collect();

@@ -9,9 +9,9 @@ use saber_kem::hw::esp32_model::{
 use saber_kem::hw::esp32_rsa::{
     Chip, Esp32, Esp32C3, Esp32C6, Esp32H2, Esp32Rsa, Esp32S2, Esp32S3, Generation, offsets,
 };
-use saber_kem::poly::{Poly, SecretPoly};
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
+use saber_kem::polymul::{Poly, SecretPoly};
 
 /// Deterministic operand words (xorshift), including all-ones words at the ends.
 fn operands(n: usize, seed: u64) -> ([u32; 64], [u32; 64]) {

@@ -11,9 +11,9 @@
 
 mod support;
 
-use saber_kem::ct::KeySelect;
-use saber_kem::params::{ByteArray, ParameterSet};
+use saber_kem::hazmat::KeySelect;
 use saber_kem::polymul::PolyMulPublic;
+use saber_kem::{ByteArray, ParameterSet};
 use saber_kem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, Error, PolyMul, SaberKem, SharedSecret, Variant,
 };

@@ -85,31 +85,6 @@ impl<'a> Job<'a> {
             output,
         }
     }
-
-    /// The job computed alone, with [`crate::hash`] (the `sha3`/`shake` crates, or one state of
-    /// the AVX-512 permutation).
-    fn run_alone(self) {
-        let Self {
-            function,
-            input,
-            output,
-        } = self;
-        match function {
-            Function::Shake128 => {
-                shake::XofReader::read(&mut crate::hash::shake128(&input), output);
-            }
-            Function::Sha3_256 => {
-                let mut digest = crate::hash::sha3_256(&input);
-                output.copy_from_slice(&digest);
-                digest.as_mut_slice().zeroize();
-            }
-            Function::Sha3_512 => {
-                let mut digest = crate::hash::sha3_512(&input);
-                output.copy_from_slice(&digest);
-                digest.as_mut_slice().zeroize();
-            }
-        }
-    }
 }
 
 /// Where a job stands.
@@ -129,14 +104,6 @@ pub fn run<'a>(keccak: impl Into<MultiKeccak>, jobs: impl IntoIterator<Item = Jo
         MultiKeccak::X4(keccak) => run_on::<4, KeccakX4>(keccak, jobs.into_iter()),
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         MultiKeccak::X8(keccak) => run_on::<8, super::KeccakX8>(keccak, jobs.into_iter()),
-    }
-}
-
-/// Runs every job one after the other with [`crate::hash`]: for CPUs without a vector
-/// multi-way permutation, where the portable one costs more than single permutations.
-pub fn run_alone<'a>(jobs: impl IntoIterator<Item = Job<'a>>) {
-    for job in jobs {
-        job.run_alone();
     }
 }
 
@@ -277,7 +244,7 @@ mod tests {
                 filled += 1;
             }
         }
-        for keccak in paths().into_iter().chain([None]) {
+        for keccak in paths().into_iter().flatten().map(Some) {
             let mut outputs = [[0u8; 3744]; 8 + 3 * 12];
             let jobs =
                 outputs
@@ -296,9 +263,8 @@ mod tests {
                         }
                     });
             let name = keccak.map_or("one by one", |k| k.name());
-            match keccak {
-                Some(keccak) => run(keccak, jobs),
-                None => run_alone(jobs),
+            if let Some(keccak) = keccak {
+                run(keccak, jobs);
             }
             for (out, &(function, head, tail, len)) in outputs.iter().zip(cases.iter()) {
                 let input = &message[..head + tail];

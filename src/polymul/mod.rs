@@ -26,15 +26,12 @@
 //! All backends must be constant time with respect to `s` (and to `a`, which is secret-derived
 //! in decryption's re-encryption).
 //!
-//! The matrix-vector routines of the KEM are provided methods built on these four, so a backend
-//! may override them where it can do better, and the memory strategy is a type-level wrapper
-//! (see [`crate::polyvec`]).
+//! The KEM's IND-CPA algorithms are written once on these four (the crate's `pke` module), and
+//! the memory plan is a type-level wrapper around any backend ([`LowMemory`](crate::LowMemory)).
 
 use zeroize::Zeroize;
 
-use crate::poly::{Poly, SecretPoly};
-use crate::polyvec;
-use crate::sampling::MatrixSource;
+pub use crate::poly::{N, Poly, Q_MASK, SECRET_BOUND, SecretPoly};
 
 pub mod karatsuba;
 pub mod kronecker;
@@ -118,11 +115,6 @@ pub trait PolyMul {
     /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
     fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
 
-    /// Whether the KEM uses its low-memory organisation with this backend (one accumulator and
-    /// one prepared secret at a time, secrets packed or decoded just in time, ciphertexts
-    /// streamed; see [`crate::LowMemory`]). Set by `LowMemory`; backends leave the default.
-    const STREAMING: bool = false;
-
     /// Short, stable name of the backend (used by examples and benches).
     fn name(&self) -> &'static str;
 
@@ -135,42 +127,5 @@ pub trait PolyMul {
         prepared.zeroize();
         acc.zeroize();
         out
-    }
-
-    /// Key generation's `b = Aᵀ·s`: calls `emit(j, b_j)` for each output polynomial (correct
-    /// mod 2^13). Matrix entries are drawn from `matrix` in row-major order, each exactly once.
-    fn matrix_vector_transposed<M: MatrixSource, const L: usize>(
-        &mut self,
-        matrix: &mut M,
-        s: &[SecretPoly; L],
-        emit: impl FnMut(usize, &Poly),
-    ) where
-        Self: Sized,
-    {
-        polyvec::transposed_fast(self, matrix, s, emit)
-    }
-
-    /// Encryption's products: calls `emit(i, b'_i)` for the rows of `b' = A·s'` and returns
-    /// `v' = bᵀ·s'`, where `public_b` holds L polynomials packed with 10 bits per coefficient.
-    fn matrix_vector_and_inner<M: MatrixSource, const L: usize>(
-        &mut self,
-        matrix: &mut M,
-        s: &[SecretPoly; L],
-        public_b: &[u8],
-        emit: impl FnMut(usize, &Poly),
-    ) -> Poly
-    where
-        Self: Sized,
-    {
-        polyvec::encrypt_fast(self, matrix, s, public_b, emit)
-    }
-
-    /// Decryption's `v = b'ᵀ·s`, where `public_b` holds L polynomials packed with 10 bits per
-    /// coefficient.
-    fn inner_product<const L: usize>(&mut self, public_b: &[u8], s: &[SecretPoly; L]) -> Poly
-    where
-        Self: Sized,
-    {
-        polyvec::inner_product_fast(self, public_b, s)
     }
 }

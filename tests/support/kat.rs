@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use saber_kem::{
-    Ciphertext, DecapsulationKey, EncapsulationKey, ExpandedDecapsulationKey, ParameterSet,
-    PolyMul, PolyMulPublic, SaberKem, SharedSecret, Variant,
+    Backend, Ciphertext, DecapsulationKey, EncapsulationKey, ExpandedDecapsulationKey,
+    ParameterSet, PolyMulPublic, SaberKem, SharedSecret, Variant,
 };
 use sha2::{Digest, Sha256};
 
@@ -34,7 +34,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// One record exactly as `PQCgenKAT_kem.c` prints it (including the blank line after it), and
 /// a check that decapsulation recovers the secret.
-pub fn record<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+pub fn record<V: Variant, B: Backend, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
     count: usize,
     seed: &[u8; 48],
@@ -102,7 +102,7 @@ fn format_record<P: ParameterSet>(
 }
 
 /// The whole `.rsp` text for a parameter set, as records (the header is `# NAME\n\n`).
-pub fn records<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
+pub fn records<V: Variant, B: Backend, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
 ) -> Vec<String>
 where
