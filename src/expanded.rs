@@ -32,7 +32,7 @@ use core::fmt;
 use rand_core::{CryptoRng, TryCryptoRng};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-use crate::kem::{ParameterSet, fo, random_seed};
+use crate::kem::{ParameterSet, encapsulation, random_seed};
 use crate::polymul::PolyMulPublic;
 use crate::{Ciphertext, DecapsulationKey, EncapsulationKey, SharedSecret};
 
@@ -96,14 +96,7 @@ impl<P: ParameterSet, B: PolyMulPublic> ExpandedEncapsulationKey<P, B> {
         backend: &mut B,
         m: &[u8; 32],
     ) -> (Ciphertext<P>, SharedSecret) {
-        let mut ct = Ciphertext::<P>::ZERO;
-        let mut ss = SharedSecret([0; 32]);
-        let out = fo::EncapsulationParts {
-            ct: ct.bytes.as_mut(),
-            ss: &mut ss.0,
-        };
-        P::encapsulate_cached(backend, self.cache(), &self.key.hpk, m, out);
-        (ct, ss)
+        encapsulation(|out| P::encapsulate_cached(backend, self.cache(), &self.key.hpk, m, out))
     }
 
     /// A row-major and b, in the backend's domain.

@@ -115,28 +115,28 @@ impl Hasher {
     fn run_one(&self, job: Job<'_>) {
         match job.function {
             Function::H => {
-                let mut digest = self.h(job.input);
+                let mut digest = self.h(&job.input);
                 job.output.copy_from_slice(&digest);
                 digest.zeroize();
             }
             Function::G => {
-                let mut digest = self.g(job.input);
+                let mut digest = self.g(&job.input);
                 job.output.copy_from_slice(&digest);
                 digest.zeroize();
             }
-            Function::Xof => self.xof(job.input).read(job.output),
+            Function::Xof => self.xof(&job.input).read(job.output),
         }
     }
 
     /// H of the concatenation of `parts`. Not inlined (nor is [`g`](Self::g)), so that the hash
     /// state lives only in this call, never in a caller's frame (low-memory mode).
     #[inline(never)]
-    pub(crate) fn h(&self, parts: [&[u8]; 2]) -> [u8; 32] {
+    pub(crate) fn h(&self, parts: &[&[u8]]) -> [u8; 32] {
         match self.family {
             Symmetric::Sha3 => {
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 if let Some(keccak) = one_state_lanes() {
-                    return sponge::sha3_256(keccak, &parts);
+                    return sponge::sha3_256(keccak, parts);
                 }
                 let mut h = Sha3_256::new();
                 for part in parts {
@@ -149,12 +149,12 @@ impl Hasher {
 
     /// G of the concatenation of `parts`.
     #[inline(never)]
-    pub(crate) fn g(&self, parts: [&[u8]; 2]) -> [u8; 64] {
+    pub(crate) fn g(&self, parts: &[&[u8]]) -> [u8; 64] {
         match self.family {
             Symmetric::Sha3 => {
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 if let Some(keccak) = one_state_lanes() {
-                    return sponge::sha3_512(keccak, &parts);
+                    return sponge::sha3_512(keccak, parts);
                 }
                 let mut h = Sha3_512::new();
                 for part in parts {
@@ -166,12 +166,12 @@ impl Hasher {
     }
 
     /// The XOF stream of the concatenation of `parts`, read as it is needed.
-    pub(crate) fn xof(&self, parts: [&[u8]; 2]) -> Xof {
+    pub(crate) fn xof(&self, parts: &[&[u8]]) -> Xof {
         match self.family {
             Symmetric::Sha3 => {
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 if let Some(keccak) = one_state_lanes() {
-                    return Xof(XofState::FourWay(Shake128Stream::new(keccak, &parts)));
+                    return Xof(XofState::FourWay(Shake128Stream::new(keccak, parts)));
                 }
                 let mut x = Shake128::default();
                 for part in parts {

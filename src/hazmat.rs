@@ -21,21 +21,20 @@ use crate::sampling::StreamedMatrix;
 
 pub use crate::ct::{ConstantTimeSelect, KeySelect};
 
-/// SHA3-256 of `input`, as the crate computes it on this CPU.
-pub fn sha3_256(input: &[u8]) -> [u8; 32] {
-    Hasher::for_operation(Symmetric::Sha3).h([input, &[]])
+/// SHA3-256 of the concatenation of `parts`, as the crate computes it on this CPU.
+pub fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
+    Hasher::for_operation(Symmetric::Sha3).h(parts)
 }
 
-/// SHA3-512 of `input`, as the crate computes it on this CPU.
-pub fn sha3_512(input: &[u8]) -> [u8; 64] {
-    Hasher::for_operation(Symmetric::Sha3).g([input, &[]])
+/// SHA3-512 of the concatenation of `parts`, as the crate computes it on this CPU.
+pub fn sha3_512(parts: &[&[u8]]) -> [u8; 64] {
+    Hasher::for_operation(Symmetric::Sha3).g(parts)
 }
 
-/// The first `out.len()` bytes of SHAKE128(`input`), as the crate computes it on this CPU.
-pub fn shake128(input: &[u8], out: &mut [u8]) {
-    Hasher::for_operation(Symmetric::Sha3)
-        .xof([input, &[]])
-        .read(out)
+/// The first `out.len()` bytes of SHAKE128 of the concatenation of `parts`, as the crate
+/// computes it on this CPU.
+pub fn shake128(parts: &[&[u8]], out: &mut [u8]) {
+    Hasher::for_operation(Symmetric::Sha3).xof(parts).read(out)
 }
 
 impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET>

@@ -6,6 +6,9 @@
 // arithmetic uses shifts and masks instead, so the whole library can be held to this.
 #![deny(clippy::integer_division_remainder_used)]
 
+#[cfg(test)]
+extern crate std;
+
 // Modules in dependency order: each uses only those above it.
 
 pub mod batch;

@@ -157,7 +157,7 @@ impl MemoryPlan for Fast {
         let mut s = SecretVector::ZERO;
         match from {
             SecretBytes::Seed(hasher, seed) => {
-                gen_secret::<V, L, MU>(&mut hasher.xof([seed, &[]]), &mut s.0)
+                gen_secret::<V, L, MU>(&mut hasher.xof(&[seed]), &mut s.0)
             }
             SecretBytes::Squeezed(bytes) => gen_secret::<V, L, MU>(&mut Squeezed(bytes), &mut s.0),
         }
@@ -204,7 +204,7 @@ impl MemoryPlan for LowMemoryPlan {
         };
         match from {
             SecretBytes::Seed(hasher, seed) => {
-                gen_secret_with::<V, L, MU>(&mut hasher.xof([seed, &[]]), &mut take)
+                gen_secret_with::<V, L, MU>(&mut hasher.xof(&[seed]), &mut take)
             }
             SecretBytes::Squeezed(bytes) => {
                 gen_secret_with::<V, L, MU>(&mut Squeezed(bytes), &mut take)
@@ -724,10 +724,52 @@ pub(crate) fn decrypt<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
 
 // --- Groups of operations -----------------------------------------------------------------------
 
+/// Each operation's matrix A and secret stream, for the operations of a group: squeezed in
+/// advance, together, where the hasher says lanes pay and the plan may hold them
+/// ([`InAdvance`]); otherwise streamed by each operation as its products go ([`Streamed`]).
+trait GroupSources {
+    /// Operation `i`'s matrix, row-major.
+    fn matrix(&self, i: usize) -> impl MatrixSource;
+    /// Operation `i`'s secret stream.
+    fn secret(&self, i: usize) -> SecretBytes<'_>;
+}
+
+/// Streamed from the XOF.
+struct Streamed<'a, V, const L: usize> {
+    hasher: &'a Hasher,
+    matrix_seeds: &'a [&'a [u8; 32]],
+    secret_seeds: &'a [&'a [u8; 32]],
+    variant: core::marker::PhantomData<V>,
+}
+
+impl<V: Variant, const L: usize> GroupSources for Streamed<'_, V, L> {
+    fn matrix(&self, i: usize) -> impl MatrixSource {
+        StreamedMatrix::new::<V, L>(self.hasher, self.matrix_seeds[i])
+    }
+
+    fn secret(&self, i: usize) -> SecretBytes<'_> {
+        SecretBytes::Seed(self.hasher, self.secret_seeds[i])
+    }
+}
+
+impl<M: ByteArray, const G: usize> GroupSources for InAdvance<M, G> {
+    fn matrix(&self, i: usize) -> impl MatrixSource {
+        InAdvance::matrix(self, i)
+    }
+
+    fn secret(&self, i: usize) -> SecretBytes<'_> {
+        SecretBytes::Squeezed(InAdvance::secret(self, i))
+    }
+}
+
+/// Whether a group's sources are squeezed in advance.
+fn squeezes_in_advance<P: MemoryPlan>(hasher: &Hasher) -> bool {
+    P::MAY_SQUEEZE_IN_ADVANCE && hasher.squeezes_in_advance()
+}
+
 /// The IND-CPA key generation of each operation of a group: `seeds_a[i]` (hashed) and
-/// `seeds_s[i]` into `out[i] = (pk, sk)`, `sk` with [`MemoryPlan::keygen_buffer`] bytes. The
-/// matrices and secrets are squeezed in advance, together, where the hasher says lanes pay and
-/// the plan may hold them; otherwise each operation streams its own.
+/// `seeds_s[i]` into `out[i] = (pk, sk)`, `sk` with [`MemoryPlan::keygen_buffer`] bytes; `M`
+/// holds a matrix squeezed in advance.
 pub(crate) fn keygen_group<
     V: Variant,
     Bk: Backend,
@@ -738,27 +780,23 @@ pub(crate) fn keygen_group<
 >(
     backend: &mut Bk,
     hasher: &Hasher,
-    seeds_a: &[[u8; 32]],
+    seeds_a: &[&[u8; 32]],
     seeds_s: &[&[u8; 32]],
     out: &mut [Option<(&mut [u8], &mut [u8])>],
 ) {
-    if <Bk::Plan as MemoryPlan>::MAY_SQUEEZE_IN_ADVANCE && hasher.squeezes_in_advance() {
+    if squeezes_in_advance::<Bk::Plan>(hasher) {
         return keygen_in_advance::<V, Bk, M, L, MU, G>(backend, hasher, seeds_a, seeds_s, out);
     }
-    for ((seed_a, seed_s), (pk, sk)) in seeds_a.iter().zip(seeds_s).zip(out.iter_mut().flatten()) {
-        keygen::<V, Bk::Plan, Bk::Mul, L, MU>(
-            backend.mul(),
-            &mut StreamedMatrix::new::<V, L>(hasher, seed_a),
-            SecretBytes::Seed(hasher, seed_s),
-            seed_a,
-            pk,
-            sk,
-        );
-    }
+    let sources = Streamed::<V, L> {
+        hasher,
+        matrix_seeds: seeds_a,
+        secret_seeds: seeds_s,
+        variant: core::marker::PhantomData,
+    };
+    keygen_each::<V, Bk, L, MU>(backend, &sources, seeds_a, out);
 }
 
-/// [`keygen_group`] with everything squeezed in advance. Not inlined: the squeezed bytes live
-/// only in this call.
+/// [`keygen_group`] squeezed in advance. Not inlined: the squeezed bytes live only in this call.
 #[inline(never)]
 fn keygen_in_advance<
     V: Variant,
@@ -770,18 +808,27 @@ fn keygen_in_advance<
 >(
     backend: &mut Bk,
     hasher: &Hasher,
-    seeds_a: &[[u8; 32]],
+    seeds_a: &[&[u8; 32]],
     seeds_s: &[&[u8; 32]],
     out: &mut [Option<(&mut [u8], &mut [u8])>],
 ) {
     let mut squeezed = InAdvance::<M, G>::new();
-    squeezed.squeeze::<V, L, MU>(hasher, seeds_s, seeds_a, &mut []);
+    squeezed.squeeze::<V, L, MU>(hasher, seeds_s, seeds_a.iter().copied(), &mut []);
+    keygen_each::<V, Bk, L, MU>(backend, &squeezed, seeds_a, out);
+}
+
+fn keygen_each<V: Variant, Bk: Backend, const L: usize, const MU: usize>(
+    backend: &mut Bk,
+    sources: &impl GroupSources,
+    seeds_a: &[&[u8; 32]],
+    out: &mut [Option<(&mut [u8], &mut [u8])>],
+) {
     for (i, (pk, sk)) in out.iter_mut().flatten().enumerate() {
         keygen::<V, Bk::Plan, Bk::Mul, L, MU>(
             backend.mul(),
-            &mut squeezed.matrix::<V>(i),
-            SecretBytes::Squeezed(squeezed.secret(i)),
-            &seeds_a[i],
+            &mut sources.matrix(i),
+            sources.secret(i),
+            seeds_a[i],
             pk,
             sk,
         );
@@ -859,34 +906,27 @@ impl<
         sinks: &mut [Option<CiphertextSink<'_>>],
         extra: &mut [Option<Job<'_>>],
     ) {
-        if <Bk::Plan as MemoryPlan>::MAY_SQUEEZE_IN_ADVANCE && hasher.squeezes_in_advance() {
+        if squeezes_in_advance::<Bk::Plan>(hasher) {
             return self.encrypt_in_advance(backend, hasher, messages, coins, sinks, extra);
         }
         hasher.run(extra.iter_mut().filter_map(Option::take));
-        for (((pk, m), coins), sink) in self
-            .keys
-            .iter()
-            .zip(messages)
-            .zip(coins)
-            .zip(sinks.iter_mut().flatten())
-        {
-            encrypt::<V, Bk::Plan, Bk::Mul, L, MU, ET>(
-                backend.mul(),
-                &mut StreamedMatrix::new::<V, L>(hasher, public_seed(pk)),
-                &mut packed_p(&pk[..L * POLY_P_BYTES]),
-                SecretBytes::Seed(hasher, coins),
-                m,
-                sink,
-            );
-        }
+        let seeds: [&[u8; 32]; G] =
+            core::array::from_fn(|i| public_seed(self.keys[i.min(self.keys.len() - 1)]));
+        let sources = Streamed::<V, L> {
+            hasher,
+            matrix_seeds: &seeds,
+            secret_seeds: coins,
+            variant: core::marker::PhantomData,
+        };
+        self.encrypt_each(backend, &sources, messages, sinks);
     }
 }
 
 impl<V: Variant, M: ByteArray, const L: usize, const MU: usize, const ET: usize, const G: usize>
     PublicKeys<'_, V, M, L, MU, ET, G>
 {
-    /// [`EncryptGroup::encrypt`] with everything squeezed in advance. Not inlined: the squeezed
-    /// bytes live only in this call.
+    /// [`EncryptGroup::encrypt`] squeezed in advance. Not inlined: the squeezed bytes live only
+    /// in this call.
     #[inline(never)]
     fn encrypt_in_advance<Bk: Backend>(
         &self,
@@ -900,6 +940,16 @@ impl<V: Variant, M: ByteArray, const L: usize, const MU: usize, const ET: usize,
         let mut squeezed = InAdvance::<M, G>::new();
         let seeds = self.keys.iter().map(|pk| public_seed(pk));
         squeezed.squeeze::<V, L, MU>(hasher, coins, seeds, extra);
+        self.encrypt_each(backend, &squeezed, messages, sinks);
+    }
+
+    fn encrypt_each<Bk: Backend>(
+        &self,
+        backend: &mut Bk,
+        sources: &impl GroupSources,
+        messages: &[[u8; 32]],
+        sinks: &mut [Option<CiphertextSink<'_>>],
+    ) {
         for (i, ((pk, m), sink)) in self
             .keys
             .iter()
@@ -909,9 +959,9 @@ impl<V: Variant, M: ByteArray, const L: usize, const MU: usize, const ET: usize,
         {
             encrypt::<V, Bk::Plan, Bk::Mul, L, MU, ET>(
                 backend.mul(),
-                &mut squeezed.matrix::<V>(i),
+                &mut sources.matrix(i),
                 &mut packed_p(&pk[..L * POLY_P_BYTES]),
-                SecretBytes::Squeezed(squeezed.secret(i)),
+                sources.secret(i),
                 m,
                 sink,
             );

@@ -273,7 +273,7 @@ impl StreamedMatrix {
     pub(crate) fn new<V: Variant, const L: usize>(hasher: &Hasher, seed_a: &[u8; 32]) -> Self {
         match V::MATRIX {
             MatrixDerivation::OneStream => {
-                Self::OneStream(PolyStream::new(hasher.xof([seed_a, &[]]), V::EQ))
+                Self::OneStream(PolyStream::new(hasher.xof(&[seed_a]), V::EQ))
             }
             MatrixDerivation::PerEntry => Self::PerEntry(EntryMatrix::new::<V, L>(hasher, seed_a)),
         }
@@ -370,7 +370,7 @@ impl MatrixSource for EntryMatrix {
     fn next_entry(&mut self, out: &mut Poly) {
         let (index, later) = self.indices.split_at(1);
         self.indices = later;
-        let xof = self.hasher.xof([&self.seed, &index[0]]);
+        let xof = self.hasher.xof(&[&self.seed, &index[0]]);
         PolyStream::new(xof, self.bits).next_entry(out);
     }
 }
@@ -384,6 +384,8 @@ pub(crate) struct InAdvance<M, const G: usize> {
     secrets: crate::ct::Wiped<[[u8; MAX_SECRET_STREAM]; G]>,
     secret_len: usize,
     matrices: [M; G],
+    /// Bits per matrix coefficient (EQ).
+    bits: u32,
 }
 
 impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
@@ -393,6 +395,7 @@ impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
             secrets: crate::ct::Wiped([[0; MAX_SECRET_STREAM]; G]),
             secret_len: 0,
             matrices: [const { M::ZERO }; G],
+            bits: 0,
         }
     }
 
@@ -407,6 +410,7 @@ impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
         extra: &'a mut [Option<Job<'_>>],
     ) {
         self.secret_len = Segments::of::<V, L, MU>().stream_len::<V, MU>();
+        self.bits = V::EQ;
         let secret_len = self.secret_len;
         hasher.run(
             secret_seeds
@@ -433,8 +437,8 @@ impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
     }
 
     /// Operation `i`'s matrix, entry by entry.
-    pub(crate) fn matrix<V: Variant>(&self, i: usize) -> PolyStream<Squeezed<'_>> {
-        PolyStream::new(Squeezed(self.matrices[i].as_ref()), V::EQ)
+    pub(crate) fn matrix(&self, i: usize) -> PolyStream<Squeezed<'_>> {
+        PolyStream::new(Squeezed(self.matrices[i].as_ref()), self.bits)
     }
 }
 
@@ -630,14 +634,14 @@ mod tests {
             let hasher = Hasher::for_operation(Symmetric::Sha3);
             let seed = [7u8; 32];
             let mut fast = [const { SecretPoly::ZERO }; L];
-            gen_secret::<V, L, MU>(&mut hasher.xof([&seed, &[]]), &mut fast);
+            gen_secret::<V, L, MU>(&mut hasher.xof(&[&seed]), &mut fast);
             let mut stream = [0u8; MAX_SECRET_STREAM];
             let len = Segments::of::<V, L, MU>().stream_len::<V, MU>();
-            hasher.xof([&seed, &[]]).read(&mut stream[..len]);
+            hasher.xof(&[&seed]).read(&mut stream[..len]);
             let mut squeezed = [const { SecretPoly::ZERO }; L];
             gen_secret::<V, L, MU>(&mut Squeezed(&stream[..len]), &mut squeezed);
             let mut count = 0;
-            gen_secret_with::<V, L, MU>(&mut hasher.xof([&seed, &[]]), |i, poly| {
+            gen_secret_with::<V, L, MU>(&mut hasher.xof(&[&seed]), |i, poly| {
                 assert_eq!(poly.coeffs, fast[i].coeffs, "L {L}, polynomial {i}");
                 assert_eq!(poly.coeffs, squeezed[i].coeffs, "L {L}, polynomial {i}");
                 count += 1;
@@ -660,11 +664,11 @@ mod tests {
         let hasher = Hasher::for_operation(Symmetric::Sha3);
         let seed = [42u8; 32];
         let mut whole = [0u8; 840];
-        hasher.xof([&seed, &[]]).read(&mut whole);
+        hasher.xof(&[&seed]).read(&mut whole);
         let mut want = SecretPoly::ZERO;
         centred_binomial(&whole[584..840], 8, &mut want.coeffs);
         let mut got = [const { SecretPoly::ZERO }; 3];
-        gen_secret::<Plus, 3, 8>(&mut hasher.xof([&seed, &[]]), &mut got);
+        gen_secret::<Plus, 3, 8>(&mut hasher.xof(&[&seed]), &mut got);
         assert_eq!(got[2].coeffs, want.coeffs);
     }
 }

@@ -14,7 +14,7 @@ use core::fmt::Write;
 
 use saber_kem::hw::esp32_rsa::{Esp32Rsa, TargetChip};
 use saber_kem::hw::volatile::{VolatileMmio, enable_clock_and_memory};
-use saber_kem::poly::{Poly, SecretPoly};
+use saber_kem::polymul::{Poly, SecretPoly};
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
 use saber_kem::{

@@ -2,11 +2,26 @@
 //! libFuzzer-free driver (`src/bin/drive.rs`). Every function accepts any byte string and panics
 //! only on a real finding. See `README.md`.
 
-use saber_kem::hash::{sha3_256, sha3_512};
-use saber_kem::params::{ByteArray, ParameterSet, Variant, sizes};
-use saber_kem::poly::{N, Poly, Q_MASK, SecretPoly};
-use saber_kem::polymul::{DefaultPolyMul, PolyMul, Schoolbook};
-use saber_kem::{Ciphertext, DecapsulationKey, EncapsulationKey, Error, Plus, Round3, SaberKem};
+use saber_kem::polymul::{DefaultPolyMul, N, Poly, PolyMul, Q_MASK, Schoolbook, SecretPoly};
+use saber_kem::{
+    ByteArray, Ciphertext, DecapsulationKey, EncapsulationKey, Error, ParameterSet, Plus, Round3,
+    SaberKem, Variant,
+};
+use sha3::{Digest, Sha3_256, Sha3_512};
+
+/// SHA3-256 of the concatenation of `parts` (the `sha3` crate: independent of the library).
+fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
+    let mut h = Sha3_256::new();
+    parts.iter().for_each(|p| h.update(p));
+    h.finalize().into()
+}
+
+/// SHA3-512 of the concatenation of `parts`.
+fn sha3_512(parts: &[&[u8]]) -> [u8; 64] {
+    let mut h = Sha3_512::new();
+    parts.iter().for_each(|p| h.update(p));
+    h.finalize().into()
+}
 
 #[path = "../../tests/support/backends.rs"]
 mod backends;
@@ -63,32 +78,36 @@ fn len_of<A: ByteArray>() -> usize {
     A::ZERO.as_ref().len()
 }
 
+/// Bytes of the public key and of the IND-CPA secret key of `P` (the NIST layout:
+/// sk = sk_cpa ‖ pk ‖ H(pk) ‖ z).
+fn key_lengths<P: ParameterSet>() -> (usize, usize) {
+    let pk = len_of::<P::PublicKeyBytes>();
+    (pk, len_of::<P::SecretKeyBytes>() - pk - 64)
+}
+
 /// FO decapsulation written out plainly from the spec (round-3 §2.6, Algorithm 6) on top of the
-/// crate's PKE and hashes, with an ordinary `if` for the selection: the oracle for the key the
-/// library must return. `sk` must be well formed.
+/// crate's IND-CPA scheme (`hazmat`) and the `sha3` crate, with an ordinary `if` for the
+/// selection: the oracle for the key the library must return. `sk` must be well formed.
 fn reference_decapsulate<V: Variant, const L: usize, const MU: usize, const ET: usize>(
     sk: &[u8],
     ct: &[u8],
-) -> [u8; 32] {
-    let (sk_cpa, rest) = sk.split_at(sizes::secret_cpa::<V>(L));
-    let (pk, rest) = rest.split_at(sizes::public_key(L));
+) -> [u8; 32]
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    type K<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
+    let (pk_len, cpa) = key_lengths::<K<V, L, MU, ET>>();
+    let (sk_cpa, rest) = sk.split_at(cpa);
+    let (pk, rest) = rest.split_at(pk_len);
     let (hpk, z) = rest.split_at(32);
-    let mut s: [SecretPoly; L] = core::array::from_fn(|_| SecretPoly::ZERO);
-    for (s_i, bytes) in s.iter_mut().zip(sk_cpa.chunks_exact(V::SECRET_POLY_BYTES)) {
-        assert!(bool::from(V::decode_secret(bytes, MU, s_i)));
-    }
-    let m = saber_kem::pke::decrypt::<_, L, ET>(&mut DefaultPolyMul::default(), &s, ct);
+    let mut backend = DefaultPolyMul::default();
+    let m = K::<V, L, MU, ET>::pke_decrypt(&mut backend, sk_cpa, ct).expect("lengths");
     let kr = sha3_512(&[&m, hpk]);
     let mut coins = [0u8; 32];
     coins.copy_from_slice(&kr[32..]);
     let mut reencrypted = vec![0u8; ct.len()];
-    saber_kem::pke::encrypt::<V, _, L, MU, ET>(
-        &mut DefaultPolyMul::default(),
-        &m,
-        &coins,
-        pk,
-        &mut reencrypted,
-    );
+    K::<V, L, MU, ET>::pke_encrypt(&mut backend, pk, &m, &coins, &mut reencrypted)
+        .expect("lengths");
     let k = if reencrypted == ct { &kr[..32] } else { z };
     sha3_256(&[k, &sha3_256(&[ct])])
 }
@@ -125,29 +144,37 @@ fn check_decapsulation<V: Variant, const L: usize, const MU: usize, const ET: us
 }
 
 /// Overwrites the H(pk) field of a secret key with the hash of its pk field.
-fn repair_public_key_hash<V: Variant, const L: usize>(sk: &mut [u8]) {
-    let start = sizes::secret_cpa::<V>(L);
-    let end = start + sizes::public_key(L);
+fn repair_public_key_hash<P: ParameterSet>(sk: &mut [u8]) {
+    let (pk_len, start) = key_lengths::<P>();
+    let end = start + pk_len;
     let hash = sha3_256(&[&sk[start..end]]);
     sk[end..end + 32].copy_from_slice(&hash);
 }
 
 /// A well-formed secret key whose secret coefficients, public key and z come from the input:
-/// keys no key generator would produce (s unrelated to pk) but that decoding must accept.
+/// keys no key generator would produce (s unrelated to pk) but that decoding must accept. The
+/// secret is coded here independently: two's complement with the set's width (13 bits for
+/// round 3, 4 for Saber+), least significant bit first.
 fn key_from_input<V: Variant, const L: usize, const MU: usize, const ET: usize>(
     input: &mut Reader<'_>,
-) -> Vec<u8> {
-    let mut sk = vec![0u8; sizes::secret_key::<V>(L)];
-    let (sk_cpa, rest) = sk.split_at_mut(sizes::secret_cpa::<V>(L));
-    for out in sk_cpa.chunks_exact_mut(V::SECRET_POLY_BYTES) {
-        let mut s = SecretPoly::ZERO;
-        for c in s.coeffs.iter_mut() {
-            // Any value in [-μ/2, μ/2].
-            *c = (usize::from(input.byte()) % (MU + 1)) as i8 - (MU / 2) as i8;
+) -> Vec<u8>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let (pk_len, cpa) = key_lengths::<SaberKem<V, L, MU, ET>>();
+    let bits = (cpa * 8) / (L * N);
+    let mut sk = vec![0u8; cpa + pk_len + 64];
+    let (sk_cpa, rest) = sk.split_at_mut(cpa);
+    for k in 0..L * N {
+        // Any value in [-μ/2, μ/2].
+        let c = (usize::from(input.byte()) % (MU + 1)) as i32 - (MU / 2) as i32;
+        let field = (c as u32) & ((1 << bits) - 1);
+        for b in 0..bits {
+            let at = k * bits + b;
+            sk_cpa[at / 8] |= (((field >> b) & 1) as u8) << (at % 8);
         }
-        V::encode_secret(&s, out);
     }
-    let (pk, rest) = rest.split_at_mut(sizes::public_key(L));
+    let (pk, rest) = rest.split_at_mut(pk_len);
     input.fill(pk);
     let (hpk, z) = rest.split_at_mut(32);
     hpk.copy_from_slice(&sha3_256(&[pk]));
@@ -169,7 +196,7 @@ fn decapsulate_set<V: Variant, const L: usize, const MU: usize, const ET: usize>
         0 => {
             let mut sk = vec![0u8; sk_len];
             input.fill(&mut sk);
-            repair_public_key_hash::<V, L>(&mut sk);
+            repair_public_key_hash::<K<V, L, MU, ET>>(&mut sk);
             if let Ok(dk) = DecapsulationKey::<K<V, L, MU, ET>>::from_bytes(&sk) {
                 assert_eq!(dk.to_bytes().as_ref(), sk.as_slice());
                 check_decapsulation(&dk, input.rest());
@@ -224,7 +251,7 @@ where
     let pk_len = len_of::<<K<V, L, MU, ET> as ParameterSet>::PublicKeyBytes>();
     let sk_len = len_of::<<K<V, L, MU, ET> as ParameterSet>::SecretKeyBytes>();
     let ct_len = len_of::<<K<V, L, MU, ET> as ParameterSet>::CiphertextBytes>();
-    let cpa = sizes::secret_cpa::<V>(L);
+    let (_, cpa) = key_lengths::<K<V, L, MU, ET>>();
     // Mutation rarely hits an exact length: `shape` pads or truncates the input to one.
     let mut owned = input.to_vec();
     match shape & 3 {
@@ -234,7 +261,7 @@ where
         _ => {
             owned.resize(sk_len, 0);
             if shape & 4 != 0 {
-                repair_public_key_hash::<V, L>(&mut owned);
+                repair_public_key_hash::<K<V, L, MU, ET>>(&mut owned);
             }
         }
     }

@@ -309,7 +309,7 @@ const SIZES: [(usize, usize, usize, usize); 3] =
     [(2, 10, 672, 736), (3, 8, 992, 1088), (4, 6, 1312, 1472)];
 
 /// The hash functions the floor is measured with: the `sha3` and `shake` crates (the floor
-/// of anchors.md §5, the reference) or `saber_kem::hash` (this crate's Keccak, which on
+/// of anchors.md §5, the reference) or `saber_kem::hazmat` (this crate's Keccak, which on
 /// AVX-512 CPUs runs one state of its four-way permutation).
 struct Hashes {
     sha3_256: fn(&[&[u8]]) -> [u8; 32],
@@ -341,9 +341,9 @@ const CRATE_HASHES: Hashes = Hashes {
 };
 
 const OUR_HASHES: Hashes = Hashes {
-    sha3_256: saber_kem::hash::sha3_256,
-    sha3_512: saber_kem::hash::sha3_512,
-    shake128: |input, out| saber_kem::hash::shake128(&[input]).read(out),
+    sha3_256: saber_kem::hazmat::sha3_256,
+    sha3_512: saber_kem::hazmat::sha3_512,
+    shake128: |input, out| saber_kem::hazmat::shake128(&[input], out),
 };
 
 /// The hash work of one KEM operation alone (anchors.md §5): keygen = SHAKE128 of seed_A (one

@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use saber_kem::poly::{Poly, SecretPoly};
+use saber_kem::polymul::{Poly, SecretPoly};
 
 /// A multiplier that does no work (outputs zero): the row timed with it is what the KEM core
 /// costs besides multiplication, a lower bound for every backend. Results are wrong, of course

@@ -90,6 +90,7 @@ pub(crate) fn keygen<
     let mut parts = out.iter_mut().flatten();
     let mut targets: [Option<(&mut [u8], &mut [u8])>; G] =
         core::array::from_fn(|_| parts.next().map(|p| (&mut *p.pk, &mut *p.sk_cpa)));
+    let seeds_a: [&[u8; 32]; G] = core::array::from_fn(|i| &seeds_a[i]);
     pke::keygen_group::<V, Bk, <SaberKem<V, L, MU, ET> as ParameterSet>::MatrixBytes, L, MU, G>(
         backend,
         hasher,

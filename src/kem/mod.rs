@@ -48,6 +48,19 @@ pub(crate) const fn secret_range<V: Variant, const MU: usize>() -> (i32, i32) {
     V::SECRETS.range(MU)
 }
 
+/// The ciphertext and shared secret that `encapsulate` writes into zeroed outputs.
+pub(crate) fn encapsulation<P: ParameterSet>(
+    encapsulate: impl FnOnce(fo::EncapsulationParts<'_>),
+) -> (Ciphertext<P>, SharedSecret) {
+    let mut ct = Ciphertext::<P>::ZERO;
+    let mut ss = SharedSecret([0; 32]);
+    encapsulate(fo::EncapsulationParts {
+        ct: ct.bytes.as_mut(),
+        ss: &mut ss.0,
+    });
+    (ct, ss)
+}
+
 /// The parts of a decapsulation key, borrowed.
 pub(crate) struct SecretParts<'a> {
     pub(crate) sk_cpa: &'a [u8],
@@ -429,7 +442,7 @@ where
         check_length(pk, sizes::public_key(L))?;
         check_length(ct, sizes::ciphertext(L, ET))?;
         let mut ss = SharedSecret([0; 32]);
-        let hpk = Self::hasher().h([pk, &[]]);
+        let hpk = Self::hasher().h(&[pk]);
         let out = fo::EncapsulationParts { ct, ss: &mut ss.0 };
         Self::encapsulate(backend, pk, &hpk, m, out);
         Ok(ss)
@@ -484,7 +497,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         let mut key = Self::ZERO;
         check_length(bytes, key.bytes.as_ref().len())?;
         key.bytes.as_mut().copy_from_slice(bytes);
-        key.hpk = P::hasher().h([bytes, &[]]);
+        key.hpk = P::hasher().h(&[bytes]);
         Ok(key)
     }
 
@@ -529,14 +542,7 @@ impl<P: ParameterSet> EncapsulationKey<P> {
         backend: &mut B,
         m: &[u8; 32],
     ) -> (Ciphertext<P>, SharedSecret) {
-        let mut ct = Ciphertext::<P>::ZERO;
-        let mut ss = SharedSecret([0; 32]);
-        let out = fo::EncapsulationParts {
-            ct: ct.bytes.as_mut(),
-            ss: &mut ss.0,
-        };
-        P::encapsulate(backend, self.as_bytes(), &self.hpk, m, out);
-        (ct, ss)
+        encapsulation(|out| P::encapsulate(backend, self.as_bytes(), &self.hpk, m, out))
     }
 }
 
@@ -871,5 +877,115 @@ impl fmt::Debug for SharedSecret {
 impl AsRef<[u8]> for SharedSecret {
     fn as_ref(&self) -> &[u8] {
         &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::Lanes;
+    use crate::params::{Plus, Round3};
+    use crate::polymul::Karatsuba;
+
+    /// One operation's FO and IND-CPA code with its streams squeezed in advance on each lane
+    /// path (what a single operation does on AVX-512 CPUs, reached here on any CPU) gives the
+    /// bytes of the streamed path, implicit rejection included.
+    fn in_advance_matches_streamed<V: Variant, const L: usize, const MU: usize, const ET: usize>()
+    where
+        SaberKem<V, L, MU, ET>: ParameterSet,
+    {
+        type K<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
+        let seeds = KeySeeds {
+            seed_a: [1; 32],
+            seed_s: [2; 32],
+            z: [3; 32],
+        };
+        let m = [4u8; 32];
+        let mut results = std::vec::Vec::new();
+        for lanes in Lanes::all() {
+            let hasher = Hasher::for_group(V::SYMMETRIC, lanes, 1);
+            let backend = &mut Karatsuba;
+            let mut dk = DecapsulationKey::<K<V, L, MU, ET>>::ZERO;
+            let ek = &mut dk.ek;
+            let mut parts = [Some(fo::KeyPairParts {
+                pk: ek.bytes.as_mut(),
+                sk_cpa: dk.secret.as_mut(),
+                hpk: &mut ek.hpk,
+                z: &mut dk.z,
+            })];
+            fo::keygen::<V, _, L, MU, ET, 1>(
+                backend,
+                &hasher,
+                core::slice::from_ref(&seeds),
+                &mut parts,
+            );
+            let mut ct = Ciphertext::<K<V, L, MU, ET>>::ZERO;
+            let mut ss = [0u8; 32];
+            let pks = [dk.ek.as_bytes()];
+            let keys =
+                PublicKeys::<V, <K<V, L, MU, ET> as ParameterSet>::MatrixBytes, L, MU, ET, 1>::new(
+                    &pks,
+                );
+            fo::encapsulate::<_, 1>(
+                backend,
+                &hasher,
+                &keys,
+                &[&dk.ek.hpk],
+                &[m],
+                &mut [Some(fo::EncapsulationParts {
+                    ct: ct.bytes.as_mut(),
+                    ss: &mut ss,
+                })],
+            );
+            let mut tampered = ct.clone();
+            tampered.bytes.as_mut()[7] ^= 1;
+            let mut shared = [[0u8; 32]; 2];
+            for (c, out) in [&ct, &tampered].into_iter().zip(shared.iter_mut()) {
+                let key = dk.parts();
+                fo::decapsulate::<ConstantTimeSelect, _, 1>(
+                    backend,
+                    &hasher,
+                    &keys,
+                    &[key.hpk],
+                    &[key.z],
+                    &[c.as_bytes()],
+                    |backend, _| {
+                        pke::decrypt::<V, Karatsuba, L, ET>(
+                            backend,
+                            &mut OnDemand(SecretKey::<V>::new(key.sk_cpa)),
+                            c.as_bytes(),
+                        )
+                    },
+                    core::iter::once(out),
+                );
+            }
+            assert_eq!(shared[0], ss, "{}: decapsulation", lanes.name());
+            assert_ne!(shared[1], ss, "{}: rejection", lanes.name());
+            results.push((
+                dk.to_bytes().as_ref().to_vec(),
+                ct.as_bytes().to_vec(),
+                ss,
+                shared[1],
+            ));
+        }
+        assert!(
+            results.len() >= 2,
+            "the streamed path and at least one lane path"
+        );
+        assert!(
+            results.windows(2).all(|w| w[0] == w[1]),
+            "{}",
+            K::<V, L, MU, ET>::NAME
+        );
+    }
+
+    #[test]
+    fn squeezing_in_advance_changes_no_byte() {
+        in_advance_matches_streamed::<Round3, 2, 10, 3>();
+        in_advance_matches_streamed::<Round3, 3, 8, 4>();
+        in_advance_matches_streamed::<Round3, 4, 6, 6>();
+        in_advance_matches_streamed::<Plus, 2, 10, 3>();
+        in_advance_matches_streamed::<Plus, 3, 8, 4>();
+        in_advance_matches_streamed::<Plus, 4, 6, 6>();
     }
 }
