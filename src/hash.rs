@@ -111,7 +111,9 @@ impl Hasher {
         }
     }
 
-    /// One job on one state.
+    /// One job on one state. Not inlined, so that the hash state lives only in this call, never
+    /// in the frame of the stage that runs the job (low-memory mode).
+    #[inline(never)]
     fn run_one(&self, job: Job<'_>) {
         match job.function {
             Function::H => {

@@ -53,7 +53,7 @@ where
         check_length(pk, sizes::public_key(L))?;
         check_length(sk_cpa, sizes::secret_cpa::<V>(L))?;
         let hasher = Self::hasher();
-        let mut buffer = crate::ct::Wiped([0u8; 2 * sizes::packed(13) * 4]);
+        let mut buffer = crate::ct::Wiped([0u8; crate::kem::MAX_KEYGEN_BUFFER]);
         let buffer = &mut buffer[..<B::Plan as pke::MemoryPlan>::keygen_buffer::<V, L>()];
         pke::keygen::<V, B::Plan, B::Mul, L, MU>(
             backend.mul(),

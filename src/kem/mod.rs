@@ -157,7 +157,7 @@ pub(crate) trait Algorithms {
 }
 
 /// Bytes of the largest key-generation buffer of any plan (FireSaber's four 13-bit sums).
-const MAX_KEYGEN_BUFFER: usize = 4 * sizes::packed(13);
+pub(crate) const MAX_KEYGEN_BUFFER: usize = 4 * sizes::packed(13);
 
 impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
     for SaberKem<V, L, MU, ET>
