@@ -44,7 +44,9 @@ pub mod toom_cook;
 
 pub use karatsuba::Karatsuba;
 pub use kronecker::{Kronecker, KroneckerSoft, SoftwareBigMul};
-pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttPublic, NttScalar};
+pub use ntt::{
+    Ntt, NttAccumulator, NttAvx2, NttLowStack, NttMerged, NttPrepared, NttPublic, NttScalar,
+};
 pub use schoolbook::Schoolbook;
 pub use toom_cook::ToomCook;
 

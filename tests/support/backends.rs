@@ -42,6 +42,12 @@ macro_rules! for_each_backend {
         $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
         $callback!(ntt, "ntt", saber_kem::polymul::Ntt::new());
         $callback!(ntt_scalar, "ntt-scalar", saber_kem::polymul::NttScalar);
+        $callback!(ntt_merged, "ntt-merged", saber_kem::polymul::NttMerged);
+        $callback!(
+            ntt_lowstack,
+            "ntt-lowstack",
+            saber_kem::polymul::NttLowStack
+        );
         $callback!(
             ntt_avx2,
             "ntt-avx2",
