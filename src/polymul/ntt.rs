@@ -129,7 +129,10 @@ mod merged;
 mod params;
 mod scalar;
 
-pub use merged::{MergedAccumulator, MergedPrepared, NttLowStack, NttMerged};
+pub use merged::{
+    MergedAccumulator, MergedPrepared, NttLowStack, NttLowStackPortable, NttMerged,
+    NttMergedPortable,
+};
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;

@@ -34,17 +34,32 @@
 //!    (−0.05·q', 1.05·q')) and one conditional subtraction of q' give the canonical centred
 //!    residue, which is the exact coefficient (the bound proof of [`super`], step 1).
 
-use super::params::{HALF_Q, Q, QINV, inverse_power_of_two, plain_twiddles};
 use zeroize::Zeroize;
 
-use crate::poly::{N, Poly, SecretPoly, centred};
+use super::params::{Q, QINV, inverse_power_of_two, plain_twiddles};
+use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::PolyMul;
 
-/// A constant multiplier with its precomputed quotient ⌊ω·2^32/q'⌉.
+mod portable;
+
+cfg_if::cfg_if! {
+    if #[cfg(saber_armv7m)] {
+        mod armv7m;
+        /// The kernels this target runs: ARMv7-M assembly.
+        type Native = armv7m::Armv7m;
+    } else {
+        /// The kernels this target runs: the portable ones.
+        type Native = portable::Portable;
+    }
+}
+
+/// A constant multiplier with its precomputed quotient ⌊ω·2^32/q'⌉ (this layout, ω first, is
+/// what the assembly kernels load as one pair).
 #[derive(Clone, Copy)]
-struct Twiddle {
+#[repr(C)]
+pub(crate) struct Twiddle {
     omega: i32,
-    quotient: i32,
+    pub(crate) quotient: i32,
 }
 
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants
@@ -62,157 +77,77 @@ const fn twiddle(omega: i32) -> Twiddle {
     }
 }
 
-const fn twiddle_table(zetas: [i32; N]) -> [Twiddle; 64] {
-    let mut out = [twiddle(0); 64];
-    let mut i = 1;
-    while i < 64 {
-        out[i] = twiddle(zetas[i]);
-        i += 1;
+/// The twiddles of one merged group of three layers, in the order the butterflies use them.
+type GroupTwiddles = [Twiddle; 7];
+
+/// Forward twiddles in order of use: the first three layers (ζ_1; ζ_2, ζ_3; ζ_4..ζ_7 in the
+/// indexing of [`super::params::Params::ZETAS`]), then for each group g of 32 coefficients
+/// ζ_(8+g); ζ_(16+2g), ζ_(17+2g); ζ_(32+4g)..ζ_(35+4g).
+pub(crate) const FORWARD: [GroupTwiddles; 9] = {
+    let z = plain_twiddles(6, false);
+    let mut out = [[twiddle(0); 7]; 9];
+    out[0] = group_twiddles(&z, 1, 2, 4);
+    let mut g = 0;
+    while g < 8 {
+        out[1 + g] = group_twiddles(&z, 8 + g, 16 + 2 * g, 32 + 4 * g);
+        g += 1;
     }
     out
-}
+};
 
-/// Forward twiddles, indexed as [`super::params::Params::ZETAS`] (plain residues).
-const FORWARD: [Twiddle; 64] = twiddle_table(plain_twiddles(6, false));
-/// Inverse twiddles, same indexing.
-const INVERSE: [Twiddle; 64] = twiddle_table(plain_twiddles(6, true));
-/// The multiplier between the two halves of the inverse: 2^32 · 2^(−6) mod q'.
-const MIDDLE_SCALE: Twiddle = twiddle(middle_scale());
-/// Multiplication by one: a Barrett reduction into (−0.01·q', 1.04·q').
-const ONE: Twiddle = twiddle(1);
-/// −q'^(−1) mod 2^32, for Montgomery reductions of the form (x + m·q')/2^32.
-const NEG_QINV: i32 = QINV.wrapping_neg();
+/// Inverse twiddles in order of use (the last layer first): for each group g ζ_(32+4g)..
+/// ζ_(35+4g); ζ_(16+2g), ζ_(17+2g); ζ_(8+g)·F, then the first three layers ζ_4..ζ_7; ζ_2,
+/// ζ_3; ζ_1 (all inverted; F = [`SCALES`]`[0]`, the middle scaling, folded into the differences
+/// of the first half's last layer).
+pub(crate) const INVERSE: [GroupTwiddles; 9] = {
+    let z = plain_twiddles(6, true);
+    let f = middle_scale() as i64;
+    let mut out = [[twiddle(0); 7]; 9];
+    let mut g = 0;
+    while g < 8 {
+        out[g] = reversed(group_twiddles(&z, 8 + g, 16 + 2 * g, 32 + 4 * g));
+        out[g][6] = twiddle(centred_mod(z[8 + g] as i64 * f));
+        g += 1;
+    }
+    out[8] = reversed(group_twiddles(&z, 1, 2, 4));
+    out
+};
 
+/// The centred residue of x mod q' (compile time).
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants
-const fn middle_scale() -> i32 {
+const fn centred_mod(x: i64) -> i32 {
     let q = Q as i64;
-    let two_32 = (1i64 << 32) % q;
-    let inv = inverse_power_of_two(6) as i64;
-    let x = (two_32 * inv).rem_euclid(q);
+    let x = x.rem_euclid(q);
     (if x > (q - 1) / 2 { x - q } else { x }) as i32
 }
 
-/// `table`, hidden from the optimiser: with the constants in view LLVM rebuilds each one from
-/// two immediates at every use and computes `mulh` by a known non-negative constant as `umull`
-/// plus a sign fix-up (Cortex-M4), where a table load and one `smmul` suffice.
-#[inline(always)]
-fn opaque<T>(table: &T) -> &T {
-    core::hint::black_box(table)
+const fn group_twiddles(z: &[i32; N], first: usize, second: usize, third: usize) -> GroupTwiddles {
+    [
+        twiddle(z[first]),
+        twiddle(z[second]),
+        twiddle(z[second + 1]),
+        twiddle(z[third]),
+        twiddle(z[third + 1]),
+        twiddle(z[third + 2]),
+        twiddle(z[third + 3]),
+    ]
 }
 
-/// ω·a mod q', in (−|a|·q'/2^33, q' + |a|·q'/2^33) (bound 1 of the module docs).
-#[inline(always)]
-fn mul_const(a: i32, t: Twiddle) -> i32 {
-    let estimate = ((i64::from(a) * i64::from(t.quotient)) >> 32) as i32;
-    a.wrapping_mul(t.omega)
-        .wrapping_sub(estimate.wrapping_mul(Q))
+/// The order of use of the Gentleman–Sande butterflies: the four last-layer twiddles, the two
+/// middle ones, the first.
+const fn reversed(t: GroupTwiddles) -> GroupTwiddles {
+    [t[3], t[4], t[5], t[6], t[1], t[2], t[0]]
 }
 
-/// Signed Montgomery reduction: (x + m·q')/2^32 ≡ x·2^(−32), at most |x|/2^32 + q'/2.
-#[inline(always)]
-fn montgomery(x: i64) -> i32 {
-    let m = (x as i32).wrapping_mul(NEG_QINV);
-    ((x + i64::from(m) * i64::from(Q)) >> 32) as i32
-}
+/// The multiplier between the two halves of the inverse, F = 2^32 · 2^(−6) mod q', and
+/// multiplication by one (a Barrett reduction), in this order.
+pub(crate) const SCALES: [Twiddle; 2] = [twiddle(middle_scale()), twiddle(1)];
 
-/// The canonical centred residue of x in (−q'/2, 1.5·q').
-#[inline(always)]
-fn centre(x: i32) -> i32 {
-    x - (Q & ((HALF_Q - x) >> 31))
-}
+/// −q'^(−1) mod 2^32, for Montgomery reductions of the form (x + m·q')/2^32.
+pub(crate) const NEG_QINV: i32 = QINV.wrapping_neg();
 
-#[inline(always)]
-fn ct(x: &mut [i32; 8], i: usize, j: usize, t: Twiddle) {
-    let p = mul_const(x[j], t);
-    x[j] = x[i] - p;
-    x[i] += p;
-}
-
-#[inline(always)]
-fn gs(x: &mut [i32; 8], i: usize, j: usize, t: Twiddle) {
-    let (u, v) = (x[i], x[j]);
-    x[i] = u + v;
-    x[j] = mul_const(u - v, t);
-}
-
-/// Three Cooley–Tukey layers on eight coefficients x_k = a_(base + k·stride) of one group:
-/// `first` is the twiddle of the first layer, then 2 and 4 consecutive ones.
-#[inline(always)]
-fn forward_three(x: &mut [i32; 8], tw: &[Twiddle; 64], first: usize, second: usize, third: usize) {
-    for k in 0..4 {
-        ct(x, k, k + 4, tw[first]);
-    }
-    for k in 0..2 {
-        ct(x, k, k + 2, tw[second]);
-        ct(x, k + 4, k + 6, tw[second + 1]);
-    }
-    for k in 0..4 {
-        ct(x, 2 * k, 2 * k + 1, tw[third + k]);
-    }
-}
-
-/// The inverse of [`forward_three`] up to a factor 8 (Gentleman–Sande, same twiddle indices).
-#[inline(always)]
-fn inverse_three(x: &mut [i32; 8], tw: &[Twiddle; 64], first: usize, second: usize, third: usize) {
-    for k in 0..4 {
-        gs(x, 2 * k, 2 * k + 1, tw[third + k]);
-    }
-    for k in 0..2 {
-        gs(x, k, k + 2, tw[second]);
-        gs(x, k + 4, k + 6, tw[second + 1]);
-    }
-    for k in 0..4 {
-        gs(x, k, k + 4, tw[first]);
-    }
-}
-
-/// Forward 6-layer NTT of the coefficients `input(k)` (|input| <= 4096) into `out`, natural
-/// order: block b (mod x^4 − [`block_zeta`]`(b)`) at `out[4b..4b + 4]`.
-#[inline(always)]
-fn forward(input: impl Fn(usize) -> i32, out: &mut [i32; N]) {
-    let tw = opaque(&FORWARD);
-    // Layers 1–3: 32 columns of eight coefficients at stride 32.
-    for j in 0..32 {
-        let mut x: [i32; 8] = core::array::from_fn(|k| input(j + 32 * k));
-        forward_three(&mut x, tw, 1, 2, 4);
-        for (k, &v) in x.iter().enumerate() {
-            out[j + 32 * k] = v;
-        }
-    }
-    // Layers 4–6: in each of the 8 groups of 32, four columns at stride 4.
-    for (g, group) in out.chunks_exact_mut(32).enumerate() {
-        for j in 0..4 {
-            let mut x: [i32; 8] = core::array::from_fn(|k| group[j + 4 * k]);
-            forward_three(&mut x, tw, 8 + g, 16 + 2 * g, 32 + 4 * g);
-            for (k, &v) in x.iter().enumerate() {
-                group[j + 4 * k] = v;
-            }
-        }
-    }
-}
-
-/// Inverse of [`forward`] for NTT-domain values below 4·q', scaled by 2^32 (undoing a
-/// Montgomery reduction): hands `output(k, c)` the exact centred coefficient c.
-#[inline(always)]
-fn inverse(a: &mut [i32; N], mut output: impl FnMut(usize, i32)) {
-    let tw = opaque(&INVERSE);
-    let (middle, one) = *opaque(&(MIDDLE_SCALE, ONE));
-    for (g, group) in a.chunks_exact_mut(32).enumerate() {
-        for j in 0..4 {
-            let mut x: [i32; 8] = core::array::from_fn(|k| group[j + 4 * k]);
-            inverse_three(&mut x, tw, 8 + g, 16 + 2 * g, 32 + 4 * g);
-            for (k, &v) in x.iter().enumerate() {
-                group[j + 4 * k] = mul_const(v, middle);
-            }
-        }
-    }
-    for j in 0..32 {
-        let mut x: [i32; 8] = core::array::from_fn(|k| a[j + 32 * k]);
-        inverse_three(&mut x, tw, 1, 2, 4);
-        for (k, &v) in x.iter().enumerate() {
-            output(j + 32 * k, centre(mul_const(v, one)));
-        }
-    }
+const fn middle_scale() -> i32 {
+    centred_mod((1i64 << 32) * inverse_power_of_two(6) as i64)
 }
 
 /// The modulus ζ of block b (x^4 − ζ): the last layer's twiddle of group b/2, negated for odd b.
@@ -221,7 +156,8 @@ const fn block_zeta(block: usize) -> i32 {
     if block & 1 == 0 { zeta } else { -zeta }
 }
 
-const BLOCK_ZETAS: [Twiddle; 64] = {
+/// The block moduli as constant multipliers.
+pub(crate) const BLOCK_ZETAS: [Twiddle; 64] = {
     let mut out = [twiddle(0); 64];
     let mut b = 0;
     while b < 64 {
@@ -231,165 +167,134 @@ const BLOCK_ZETAS: [Twiddle; 64] = {
     out
 };
 
-/// Entries per block of a prepared secret: b_0..b_3 and ζ·b_1, ζ·b_2, ζ·b_3.
-pub(crate) const PREPARED_PER_BLOCK: usize = 7;
-
-/// The forward transform of a secret and its ζ-multiples, per block (bounds 2 and 3).
-pub(crate) fn prepare(s: &SecretPoly, out: &mut [i32; PREPARED_PER_BLOCK * 64]) {
-    let mut t = [0i32; N];
-    forward(|k| i32::from(s.coeffs[k]), &mut t);
-    let (zetas, one) = (opaque(&BLOCK_ZETAS), *opaque(&ONE));
-    for ((block, b), p) in t
-        .chunks_exact(4)
-        .enumerate()
-        .zip(out.chunks_exact_mut(PREPARED_PER_BLOCK))
-    {
-        let zeta = zetas[block];
-        for k in 0..4 {
-            p[k] = mul_const(b[k], one);
-        }
-        for k in 1..4 {
-            p[3 + k] = mul_const(b[k], zeta);
-        }
-    }
-    t.as_mut_slice().zeroize();
-}
-
-/// The product of block `a` with a prepared block, Montgomery-reduced (bound 4).
-#[inline(always)]
-fn base_product(a: &[i32], p: &[i32]) -> [i32; 4] {
-    let w = |x: i32, y: i32| i64::from(x) * i64::from(y);
-    let (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3]);
-    let (b0, b1, b2, b3, z1, z2, z3) = (p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
-    [
-        montgomery(w(a0, b0) + w(a1, z3) + w(a2, z2) + w(a3, z1)),
-        montgomery(w(a0, b1) + w(a1, b0) + w(a2, z3) + w(a3, z2)),
-        montgomery(w(a0, b2) + w(a1, b1) + w(a2, b0) + w(a3, z3)),
-        montgomery(w(a0, b3) + w(a1, b2) + w(a2, b1) + w(a3, b0)),
-    ]
-}
-
-/// `acc += NTT(a) ∘ prepared` in the NTT domain (a centred from its 13 bits).
-pub(crate) fn mul_acc(acc: &mut [i32; N], a: &Poly, prepared: &[i32; PREPARED_PER_BLOCK * 64]) {
-    let mut t = [0i32; N];
-    forward(|k| centred(a.coeffs[k]), &mut t);
-    for ((acc, a), p) in acc
-        .chunks_exact_mut(4)
-        .zip(t.chunks_exact(4))
-        .zip(prepared.chunks_exact(PREPARED_PER_BLOCK))
-    {
-        let c = base_product(a, p);
-        for k in 0..4 {
-            acc[k] += c[k];
-        }
-    }
-    // `a` is secret-derived in decapsulation's re-encryption.
-    t.as_mut_slice().zeroize();
-}
-
-/// Leaves the NTT domain: the exact sum, wrapped to `u16`.
-pub(crate) fn finish(acc: &[i32; N]) -> Poly {
-    let mut t = *acc;
-    let mut out = Poly::ZERO;
-    inverse(&mut t, |k, c| out.coeffs[k] = c as u16);
-    t.as_mut_slice().zeroize();
-    out
-}
-
 /// The constants c_1, c_2, c_3 with which quarter Q of the transform after two layers is
 /// s_j + c_1·s_(j+64) + c_2·s_(j+128) + c_3·s_(j+192): for Q = 2h + k, c_1 = ±ζ_(2+h) (− for
-/// odd k), c_2 = ±ζ_1 (− for odd h), c_3 = c_1·c_2.
+/// odd k), c_2 = ±ζ_1 (− for odd h), c_3 = c_1·c_2 mod q'.
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants
-const QUARTER_COEFFS: [[i32; 3]; 4] = {
+pub(crate) const QUARTER_COEFFS: [[i32; 3]; 4] = {
     let zetas = plain_twiddles(6, false);
-    let q = Q as i64;
     let mut out = [[0; 3]; 4];
     let mut quarter = 0;
     while quarter < 4 {
         let (h, k) = (quarter >> 1, quarter & 1);
         let c1 = if k == 0 { zetas[2 + h] } else { -zetas[2 + h] } as i64;
         let c2 = if h == 0 { zetas[1] } else { -zetas[1] } as i64;
-        let c3 = (c1 * c2).rem_euclid(q);
-        let c3 = if c3 > (q - 1) / 2 { c3 - q } else { c3 };
-        out[quarter] = [c1 as i32, c2 as i32, c3 as i32];
+        out[quarter] = [c1 as i32, c2 as i32, centred_mod(c1 * c2)];
         quarter += 1;
     }
     out
 };
 
+/// Entries per block of a prepared secret: b_0..b_3 and ζ·b_1, ζ·b_2, ζ·b_3.
+pub(crate) const PREPARED_PER_BLOCK: usize = 7;
+
+/// A secret of [`NttMerged`] in the NTT domain, per block (bound 3).
+pub(crate) type PreparedBlocks = [i32; PREPARED_PER_BLOCK * 64];
+
+/// The passes of the transforms and the base multiplications, one implementation per
+/// instruction set (every one computes the same values, bit for bit).
+pub(crate) trait Kernels {
+    /// Layers 1–3 of the forward transform of 13-bit residues (centred first): 32 columns of
+    /// eight coefficients at stride 32.
+    fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]);
+    /// Layers 1–3 of the forward transform of a secret.
+    fn forward_first_secret(s: &[i8; N], out: &mut [i32; N]);
+    /// Layers 4–6 in place in `groups.len()` groups of 32 coefficients, whose twiddles are
+    /// `twiddles[0..]`.
+    fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]);
+    /// Layer 3 of quarter `quarter` of a secret's transform, from the secret directly (see
+    /// [`secret_quarter`]).
+    fn secret_quarter_first(s: &[i8; N], quarter: usize, out: &mut [[i32; 32]; 2]);
+    /// Layers 6–4 of the inverse transform in place, then the middle scaling.
+    fn inverse_first(a: &mut [[i32; 32]; 8]);
+    /// Layers 3–1 of the inverse transform and the canonical reduction: `out = c` (`add`
+    /// false) or `out += c` (wrapping), c the exact coefficient wrapped to `u16`.
+    fn inverse_last(a: &mut [i32; N], out: &mut [u16; N], add: bool);
+    /// The prepared blocks of a secret whose transform is in `blocks[0..256]`, in place (from
+    /// the last block down, so that no block is overwritten before it is read): per block
+    /// b_0..b_3 multiplied by one (reduced) and b_1..b_3 multiplied by the block's ζ.
+    fn prepare_blocks(blocks: &mut PreparedBlocks);
+    /// `acc += â ∘ prepared`, Montgomery-reduced per product.
+    fn base_mul_acc(acc: &mut [i32; N], a_hat: &[i32; N], prepared: &PreparedBlocks);
+    /// `w = ŵ ∘ ŝ` in place for the sixteen blocks of quarter `quarter`, the ζ-multiples of ŝ
+    /// computed on the way.
+    fn base_mul_quarter(w: &mut [i32; 64], s_hat: &[i32; 64], quarter: usize);
+}
+
+fn as_groups(a: &mut [i32; N]) -> &mut [[i32; 32]; 8] {
+    let (groups, rest) = a.as_chunks_mut::<32>();
+    debug_assert!(rest.is_empty());
+    groups.try_into().expect("256 = 8 · 32")
+}
+
+/// The forward transform of a secret and its ζ-multiples, per block (bounds 2 and 3).
+fn prepare<K: Kernels>(s: &SecretPoly, out: &mut PreparedBlocks) {
+    let (transform, _) = out.split_first_chunk_mut::<N>().expect("448 >= 256");
+    K::forward_first_secret(&s.coeffs, transform);
+    K::forward_last(as_groups(transform), &FORWARD[1..]);
+    K::prepare_blocks(out);
+}
+
+/// The forward transform of a public polynomial (centred from its 13 bits).
+fn forward_poly<K: Kernels>(a: &Poly, out: &mut [i32; N]) {
+    K::forward_first_poly(&a.coeffs, out);
+    K::forward_last(as_groups(out), &FORWARD[1..]);
+}
+
+/// `acc += NTT(a) ∘ prepared` in the NTT domain.
+fn mul_acc<K: Kernels>(acc: &mut [i32; N], a: &Poly, prepared: &PreparedBlocks) {
+    let mut t = [0i32; N];
+    forward_poly::<K>(a, &mut t);
+    K::base_mul_acc(acc, &t, prepared);
+    // `a` is secret-derived in decapsulation's re-encryption.
+    t.as_mut_slice().zeroize();
+}
+
+/// Leaves the NTT domain: the exact sum, wrapped to `u16`.
+fn finish<K: Kernels>(acc: &[i32; N]) -> Poly {
+    let mut t = *acc;
+    let mut out = Poly::ZERO;
+    K::inverse_first(as_groups(&mut t));
+    K::inverse_last(&mut t, &mut out.coeffs, false);
+    t.as_mut_slice().zeroize();
+    out
+}
+
 /// Quarter `quarter` of the forward transform of a secret (its blocks 16Q..16Q + 16), from the
 /// secret directly: the first two layers as one exact combination with constants (|s| <= 5, so
 /// each product is an exact `i32`: |c·s| <= 5·q'/2, the sum below 7.5·q'), then the remaining
 /// four layers, each adding less than 1.06·q' (bound 1): |out| < 11.7·q'.
-#[inline(always)]
-fn secret_quarter(s: &SecretPoly, quarter: usize, out: &mut [i32; 64]) {
-    let tw = opaque(&FORWARD);
-    let [c1, c2, c3] = opaque(&QUARTER_COEFFS)[quarter];
-    let s = |k: usize| i32::from(s.coeffs[k]);
-    let combined = |j: usize| s(j) + c1 * s(j + 64) + c2 * s(j + 128) + c3 * s(j + 192);
-    // Layer 3 (one group of 64 in this quarter) fused with the combination.
-    for j in 0..32 {
-        let (mut x, mut y) = (combined(j), combined(j + 32));
-        let p = mul_const(y, tw[4 + quarter]);
-        y = x - p;
-        x += p;
-        out[j] = x;
-        out[j + 32] = y;
-    }
-    // Layers 4–6 in the quarter's two groups of 32.
-    for (g, group) in out.chunks_exact_mut(32).enumerate() {
-        let g = 2 * quarter + g;
-        for j in 0..4 {
-            let mut x: [i32; 8] = core::array::from_fn(|k| group[j + 4 * k]);
-            forward_three(&mut x, tw, 8 + g, 16 + 2 * g, 32 + 4 * g);
-            for (k, &v) in x.iter().enumerate() {
-                group[j + 4 * k] = v;
-            }
-        }
-    }
+fn secret_quarter<K: Kernels>(s: &SecretPoly, quarter: usize, out: &mut [[i32; 32]; 2]) {
+    K::secret_quarter_first(&s.coeffs, quarter, out);
+    K::forward_last(out, &FORWARD[1 + 2 * quarter..][..2]);
 }
 
 /// `acc += a · s`, finished at once: the transform of `a` (1 KiB), the secret's transform one
 /// quarter at a time (256 B), the base products in place, the inverse added into `acc`.
 /// Bounds 2–5 of the module docs: the base products are reduced to below 3.3·q'.
-pub(crate) fn product_into(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
+fn product_into<K: Kernels>(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
     let mut w = [0i32; N];
-    forward(|k| centred(a.coeffs[k]), &mut w);
-    let mut quarter_hat = [0i32; 64];
-    let zetas = opaque(&BLOCK_ZETAS);
-    for (quarter, w_quarter) in w.chunks_exact_mut(64).enumerate() {
-        secret_quarter(s, quarter, &mut quarter_hat);
-        for (block, (a, b)) in w_quarter
-            .chunks_exact_mut(4)
-            .zip(quarter_hat.chunks_exact(4))
-            .enumerate()
-        {
-            let zeta = zetas[16 * quarter + block];
-            let p = [
-                b[0],
-                b[1],
-                b[2],
-                b[3],
-                mul_const(b[1], zeta),
-                mul_const(b[2], zeta),
-                mul_const(b[3], zeta),
-            ];
-            let c = base_product(a, &p);
-            a.copy_from_slice(&c);
-        }
+    forward_poly::<K>(a, &mut w);
+    let mut quarter_hat = [[0i32; 32]; 2];
+    for (quarter, w_quarter) in w.as_chunks_mut::<64>().0.iter_mut().enumerate() {
+        secret_quarter::<K>(s, quarter, &mut quarter_hat);
+        K::base_mul_quarter(
+            w_quarter,
+            quarter_hat.as_flattened().try_into().expect("64"),
+            quarter,
+        );
     }
-    inverse(&mut w, |k, c| {
-        acc.coeffs[k] = acc.coeffs[k].wrapping_add(c as u16);
-    });
+    K::inverse_first(as_groups(&mut w));
+    K::inverse_last(&mut w, &mut acc.coeffs, true);
     w.as_mut_slice().zeroize();
-    quarter_hat.as_mut_slice().zeroize();
+    quarter_hat.as_flattened_mut().zeroize();
 }
 
 /// A secret in the NTT domain for [`NttMerged`]: per block b_0..b_3 and ζ·b_1..ζ·b_3 (1,792 B).
 /// Wiped by the caller (the [`PolyMul`] contract).
 #[derive(Clone)]
 pub struct MergedPrepared {
-    blocks: [i32; PREPARED_PER_BLOCK * 64],
+    blocks: PreparedBlocks,
 }
 
 impl Zeroize for MergedPrepared {
@@ -422,69 +327,100 @@ impl core::fmt::Debug for MergedAccumulator {
     }
 }
 
-/// The NTT for cores without SIMD (see the module docs): NTT-domain accumulation like
-/// [`super::NttScalar`], with merged layers and precomputed-quotient constant products.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NttMerged;
+/// The two backends over one set of kernels.
+macro_rules! merged_backends {
+    ($kernels:ty, $merged:ident, $merged_name:literal, $low_stack:ident, $low_stack_name:literal,
+     $which:literal) => {
+        #[doc = concat!(
+            "The NTT for cores without SIMD (see the module docs), ", $which, ": NTT-domain ",
+            "accumulation like [`super::NttScalar`], with merged layers and precomputed-quotient ",
+            "constant products. `Prepared` 1,792 B, `Accumulator` 1 KiB."
+        )]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $merged;
 
-impl PolyMul for NttMerged {
-    type Prepared = MergedPrepared;
-    type Accumulator = MergedAccumulator;
+        impl PolyMul for $merged {
+            type Prepared = MergedPrepared;
+            type Accumulator = MergedAccumulator;
 
-    fn prepare(&mut self, s: &SecretPoly) -> MergedPrepared {
-        let mut out = MergedPrepared {
-            blocks: [0; PREPARED_PER_BLOCK * 64],
-        };
-        prepare(s, &mut out.blocks);
-        out
-    }
+            fn prepare(&mut self, s: &SecretPoly) -> MergedPrepared {
+                let mut out = MergedPrepared {
+                    blocks: [0; PREPARED_PER_BLOCK * 64],
+                };
+                prepare::<$kernels>(s, &mut out.blocks);
+                out
+            }
 
-    fn accumulator(&mut self) -> MergedAccumulator {
-        MergedAccumulator { sums: [0; N] }
-    }
+            fn accumulator(&mut self) -> MergedAccumulator {
+                MergedAccumulator { sums: [0; N] }
+            }
 
-    fn mul_acc(&mut self, acc: &mut MergedAccumulator, a: &Poly, s: &MergedPrepared) {
-        mul_acc(&mut acc.sums, a, &s.blocks);
-    }
+            fn mul_acc(&mut self, acc: &mut MergedAccumulator, a: &Poly, s: &MergedPrepared) {
+                mul_acc::<$kernels>(&mut acc.sums, a, &s.blocks);
+            }
 
-    fn finish(&mut self, acc: &MergedAccumulator) -> Poly {
-        finish(&acc.sums)
-    }
+            fn finish(&mut self, acc: &MergedAccumulator) -> Poly {
+                finish::<$kernels>(&acc.sums)
+            }
 
-    fn name(&self) -> &'static str {
-        "ntt-merged"
-    }
+            fn name(&self) -> &'static str {
+                $merged_name
+            }
+        }
+
+        #[doc = concat!(
+            "The NTT with a small working set, for the low-memory mode on microcontrollers, ",
+            $which, ": each product is finished inside `mul_acc` (forward transform of `a`, the ",
+            "secret's transform a quarter at a time, base products in place, inverse transform ",
+            "added into a plain accumulator), so `Prepared` is the secret itself (256 B), ",
+            "`Accumulator` the plain sum (512 B), and `mul_acc` needs about 1.3 KiB. Costs an ",
+            "inverse transform and a secret transform per product."
+        )]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $low_stack;
+
+        impl PolyMul for $low_stack {
+            type Prepared = SecretPoly;
+            type Accumulator = Poly;
+
+            fn prepare(&mut self, s: &SecretPoly) -> SecretPoly {
+                s.clone()
+            }
+
+            fn accumulator(&mut self) -> Poly {
+                Poly::ZERO
+            }
+
+            fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &SecretPoly) {
+                product_into::<$kernels>(acc, a, s);
+            }
+
+            fn finish(&mut self, acc: &Poly) -> Poly {
+                acc.clone()
+            }
+
+            fn name(&self) -> &'static str {
+                $low_stack_name
+            }
+        }
+    };
 }
 
-/// The NTT with a small working set, for the low-memory mode on microcontrollers: each product
-/// is finished inside `mul_acc` (forward transform of `a`, the secret's transform a quarter at
-/// a time, base products in place, inverse transform added into a plain accumulator), so
-/// `Prepared` is the secret itself (256 B), `Accumulator` the plain sum (512 B), and `mul_acc`
-/// needs about 1.3 KiB. Costs an inverse transform and a secret transform per product.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NttLowStack;
+merged_backends!(
+    Native,
+    NttMerged,
+    "ntt-merged",
+    NttLowStack,
+    "ntt-lowstack",
+    "with this target's kernels (ARMv7-M assembly on Cortex-M3/M4/M7/M33, portable Rust elsewhere)"
+);
+merged_backends!(
+    portable::Portable,
+    NttMergedPortable,
+    "ntt-merged-portable",
+    NttLowStackPortable,
+    "ntt-lowstack-portable",
+    "with the portable kernels on every target (the reference the assembly is tested against \
+     under QEMU)"
+);
 
-impl PolyMul for NttLowStack {
-    type Prepared = SecretPoly;
-    type Accumulator = Poly;
-
-    fn prepare(&mut self, s: &SecretPoly) -> SecretPoly {
-        s.clone()
-    }
-
-    fn accumulator(&mut self) -> Poly {
-        Poly::ZERO
-    }
-
-    fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &SecretPoly) {
-        product_into(acc, a, s);
-    }
-
-    fn finish(&mut self, acc: &Poly) -> Poly {
-        acc.clone()
-    }
-
-    fn name(&self) -> &'static str {
-        "ntt-lowstack"
-    }
-}
