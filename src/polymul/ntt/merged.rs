@@ -47,6 +47,10 @@ cfg_if::cfg_if! {
         mod armv7m;
         /// The kernels this target runs: ARMv7-M assembly.
         type Native = armv7m::Armv7m;
+    } else if #[cfg(all(target_arch = "riscv32", target_feature = "m", not(target_abi = "ilp32e")))] {
+        mod rv32;
+        /// The kernels this target runs: RV32IM assembly (not RV32E: it uses 28 registers).
+        type Native = rv32::Rv32;
     } else {
         /// The kernels this target runs: the portable ones.
         type Native = portable::Portable;
