@@ -47,7 +47,7 @@ cfg_if::cfg_if! {
         mod armv7m;
         /// The kernels this target runs: ARMv7-M assembly.
         type Native = armv7m::Armv7m;
-    } else if #[cfg(all(target_arch = "riscv32", target_feature = "m", not(target_abi = "ilp32e")))] {
+    } else if #[cfg(saber_rv32im)] {
         mod rv32;
         /// The kernels this target runs: RV32IM assembly (not RV32E: it uses 28 registers).
         type Native = rv32::Rv32;
