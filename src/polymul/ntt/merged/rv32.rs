@@ -2,7 +2,8 @@
 //! coefficients of a merged group and its seven twiddles in registers (Shoup products as `mulh`,
 //! `mul`, `mul`, `sub`). The transforms compute the values of [`super::portable`] bit for bit.
 //! The base products reduce each of their four terms by a Montgomery reduction (RV32 has no
-//! 64-bit accumulate), which gives congruent values with these bounds (terms at most
+//! 64-bit accumulate; the factor q'^(−1) of each operand is multiplied in once per block, so a
+//! term is five instructions), which gives congruent values with these bounds (terms at most
 //! |x·y|/2^32 + q'/2, bound 4 of the module docs): a [`NttLowStack`](super::NttLowStack) block
 //! product below 4 · (6.1 · 11.7 · 0.00977 + 0.5)·q' < 4.8·q', within the inverse's input bound
 //! 6.4·q' (8 · 6.4·q' < 2^31); a [`NttMerged`](super::NttMerged) one below 2.3·q', added to the

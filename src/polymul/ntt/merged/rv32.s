@@ -365,49 +365,81 @@
     ret
     .size saber_kem_merged_prepare_blocks, . - saber_kem_merged_prepare_blocks
 
-# \acc += x·y·2^(−32) mod q' for one term (Montgomery per term: hi(x·y) − hi(m·q'),
-# m = lo(x·y)·q'^(−1), QINV in s11), at most |x·y|/2^32 + q'/2. Scratch t6, ra.
-.macro term acc, x, y
-    mul t6, \x, \y
+# \acc (+)= x·y·2^(−32) mod q' for one term (Montgomery per term: hi(x·y) − hi(m·q') with
+# m = lo(x·y)·q'^(−1) = x·\yq, \yq = y·q'^(−1) mod 2^32 computed once per block), at most
+# |x·y|/2^32 + q'/2. \first: write instead of add. Scratch t6, ra.
+.macro term acc, x, y, yq, first=0
+    mul t6, \x, \yq
+    .if \first
+    mulh \acc, \x, \y
+    mulh t6, t6, t5
+    sub \acc, \acc, t6
+    .else
     mulh ra, \x, \y
-    mul t6, t6, s11
     mulh t6, t6, t5
     sub ra, ra, t6
     add \acc, \acc, ra
+    .endif
 .endm
 
-# The four outputs of one base product into s4–s7: a0–a3 in a3–a6, b0–b3 in s0–s3, ζb1–ζb3 in
-# a7, t0, t1.
-.macro base_product
-    li s4, 0
-    li s5, 0
-    li s6, 0
-    li s7, 0
-    term s4, a3, s0
-    term s4, a4, t1
-    term s4, a5, t0
-    term s4, a6, a7
-    term s5, a3, s1
-    term s5, a4, s0
-    term s5, a5, t1
-    term s5, a6, t0
-    term s6, a3, s2
-    term s6, a4, s1
-    term s6, a5, s0
-    term s6, a6, t1
-    term s7, a3, s3
-    term s7, a4, s2
-    term s7, a5, s1
-    term s7, a6, s0
+# The companions y·q'^(−1) of b0–b3 (s0–s3) and ζb1–ζb3 (a7, t0, t1) into t2, t3, t4, s4–s7
+# (QINV in s10).
+.macro companions
+    mul t2, s0, s10
+    mul t3, s1, s10
+    mul t4, s2, s10
+    mul s4, s3, s10
+    mul s5, a7, s10
+    mul s6, t0, s10
+    mul s7, t1, s10
 .endm
 
-# base_mul_acc(acc, a_hat, prepared): acc = acc + (â ∘ prepared), reduced by the
-# multiplication by one (⌊2^32/q'⌉ in s8), for the 64 blocks.
+# One base product, a0–a3 in a3–a6, b0–b3 in s0–s3, ζb1–ζb3 in a7, t0, t1 and their
+# companions; output k goes through s8 to \out k.
+.macro base_product out
+    term s8, a3, s0, t2, 1
+    term s8, a4, t1, s7
+    term s8, a5, t0, s6
+    term s8, a6, a7, s5
+    \out 0
+    term s8, a3, s1, t3, 1
+    term s8, a4, s0, t2
+    term s8, a5, t1, s7
+    term s8, a6, t0, s6
+    \out 1
+    term s8, a3, s2, t4, 1
+    term s8, a4, s1, t3
+    term s8, a5, s0, t2
+    term s8, a6, t1, s7
+    \out 2
+    term s8, a3, s3, s4, 1
+    term s8, a4, s2, t4
+    term s8, a5, s1, t3
+    term s8, a6, s0, t2
+    \out 3
+.endm
+
+# acc[k] = barrett(acc[k] + s8) (⌊2^32/q'⌉ in s11).
+.macro acc_out k
+    lw t6, (4 * \k)(a0)
+    add s8, s8, t6
+    mulh ra, s8, s11
+    mul ra, ra, t5
+    sub s8, s8, ra
+    sw s8, (4 * \k)(a0)
+.endm
+
+.macro in_place_out k
+    sw s8, (4 * \k)(a0)
+.endm
+
+# base_mul_acc(acc, a_hat, prepared, one_quotient): acc = acc + (â ∘ prepared), reduced by
+# the multiplication by one, for the 64 blocks.
     entry saber_kem_merged_base_mul_acc
     save
     li t5, Q
-    li s11, QINV
-    mv s8, a3
+    li s10, QINV
+    mv s11, a3
     addi s9, a0, 1024
 1:
     lw a3, 0(a1)
@@ -421,27 +453,8 @@
     lw a7, 16(a2)
     lw t0, 20(a2)
     lw t1, 24(a2)
-    base_product
-    lw t2, 0(a0)
-    add s4, s4, t2
-    lw t2, 4(a0)
-    add s5, s5, t2
-    lw t2, 8(a0)
-    add s6, s6, t2
-    lw t2, 12(a0)
-    add s7, s7, t2
-    mv t6, s8
-    barrett s4
-    mv t6, s8
-    barrett s5
-    mv t6, s8
-    barrett s6
-    mv t6, s8
-    barrett s7
-    sw s4, 0(a0)
-    sw s5, 4(a0)
-    sw s6, 8(a0)
-    sw s7, 12(a0)
+    companions
+    base_product acc_out
     addi a0, a0, 16
     addi a1, a1, 16
     addi a2, a2, 28
@@ -455,7 +468,7 @@
     entry saber_kem_merged_base_mul_quarter
     save
     li t5, Q
-    li s11, QINV
+    li s10, QINV
     addi s9, a0, 256
 1:
     lw s0, 0(a1)
@@ -463,19 +476,16 @@
     lw s2, 8(a1)
     lw s3, 12(a1)
     lw s8, 0(a2)
-    lw s10, 4(a2)
-    mulc a7, s1, s8, s10
-    mulc t0, s2, s8, s10
-    mulc t1, s3, s8, s10
+    lw s11, 4(a2)
+    mulc a7, s1, s8, s11
+    mulc t0, s2, s8, s11
+    mulc t1, s3, s8, s11
+    companions
     lw a3, 0(a0)
     lw a4, 4(a0)
     lw a5, 8(a0)
     lw a6, 12(a0)
-    base_product
-    sw s4, 0(a0)
-    sw s5, 4(a0)
-    sw s6, 8(a0)
-    sw s7, 12(a0)
+    base_product in_place_out
     addi a0, a0, 16
     addi a1, a1, 16
     addi a2, a2, 8
