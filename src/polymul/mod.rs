@@ -36,6 +36,9 @@ use crate::poly::{Poly, SecretPoly};
 use crate::polyvec;
 use crate::sampling::MatrixSource;
 
+#[macro_use]
+mod plain;
+
 pub mod karatsuba;
 pub mod kronecker;
 pub mod ntt;

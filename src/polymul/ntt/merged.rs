@@ -26,13 +26,33 @@
 //!    ([`NttMerged`]) or 4 · 6.1 · 11.7·q'^2 < 285.5·q'^2 ([`NttLowStack`]), below 2^63 in
 //!    `i64`; its Montgomery reduction (R = 2^32) is at most |x|/2^32 + q'/2 (q'/2^32 <
 //!    0.00977): below 0.75·q', four accumulated products below 3·q'; or below 3.3·q'.
-//! 5. **Inverse**, for inputs below 4·q'. Gentleman–Sande butterflies double the sums per layer:
-//!    the first three layers give at most 32·q' = 1,342,226,464 < 2^31. Between the two halves
-//!    every coefficient is multiplied by 2^32/2^6 mod q' ((1): within (−0.16·q', 1.16·q')),
-//!    which removes the 2^(−32) of (4) and the 2^6 of the butterflies; the last three layers
-//!    then give at most 8 · 1.16·q' < 9.3·q'. A final multiplication by 1 ((1): within
-//!    (−0.05·q', 1.05·q')) and one conditional subtraction of q' give the canonical centred
-//!    residue, which is the exact coefficient (the bound proof of [`super`], step 1).
+//! 5. **Inverse**, for inputs below 6.3·q' (so that 8 · 6.3·q' < 2^31). Gentleman–Sande
+//!    butterflies double the sums per layer: the first three layers give at most 50.4·q' <
+//!    2^31. Between the two halves every coefficient is multiplied by 2^32/2^6 mod q' ((1):
+//!    within (−0.25·q', 1.25·q')), which removes the 2^(−32) of (4) and the 2^6 of the
+//!    butterflies; the last three layers then give at most 8 · 1.25·q' = 10·q'. A final
+//!    multiplication by 1 ((1): within (−0.05·q', 1.05·q')) and one conditional subtraction of q'
+//!    give the canonical centred residue, which is the exact coefficient (the bound proof of
+//!    [`super`], step 1).
+//!
+//! # Organisation
+//!
+//! [`NttMerged`] accumulates in the NTT domain like [`super::NttScalar`] (for the speed mode: a
+//! prepared secret of 1,792 B, an `i32` accumulator of 1 KiB). [`NttLowStack`] finishes every
+//! product inside `mul_acc` and needs only the transform of `a` (1 KiB) and a quarter of the
+//! secret's (256 B) at a time: after two layers the four quarters of a transform are
+//! independent, and for a secret (|s| <= 5) the first two layers are one exact combination of
+//! four coefficients with constants, so each quarter is computed from the secret directly.
+//!
+//! # Kernels
+//!
+//! The passes and base multiplications sit behind the private `Kernels` trait: portable Rust
+//! (`portable.rs`, every target), ARMv7-M assembly (`armv7m.s`, Cortex-M3/M4/M7/M33) and RV32IM
+//! assembly (`rv32.s`), chosen by the `saber_armv7m` / `saber_rv32im` cfgs of `build.rs`. The
+//! transforms compute the same values on every path; the base products are equal on ARMv7-M and
+//! congruent on RV32 (bounds in `rv32.rs`), so the outputs are identical. [`NttMergedPortable`]
+//! and [`NttLowStackPortable`] run the portable kernels on every target, so that `embedded/run`
+//! measures and checks both paths under QEMU.
 
 use zeroize::Zeroize;
 
@@ -43,14 +63,10 @@ use crate::polymul::PolyMul;
 mod portable;
 
 cfg_if::cfg_if! {
-    if #[cfg(saber_armv7m)] {
-        mod armv7m;
-        /// The kernels this target runs: ARMv7-M assembly.
-        type Native = armv7m::Armv7m;
-    } else if #[cfg(saber_rv32im)] {
-        mod rv32;
-        /// The kernels this target runs: RV32IM assembly (not RV32E: it uses 28 registers).
-        type Native = rv32::Rv32;
+    if #[cfg(saber_ntt_asm)] {
+        mod asm;
+        /// The kernels this target runs: ARMv7-M or RV32IM assembly.
+        type Native = asm::Assembly;
     } else {
         /// The kernels this target runs: the portable ones.
         type Native = portable::Portable;
@@ -196,7 +212,8 @@ pub(crate) const PREPARED_PER_BLOCK: usize = 7;
 pub(crate) type PreparedBlocks = [i32; PREPARED_PER_BLOCK * 64];
 
 /// The passes of the transforms and the base multiplications, one implementation per
-/// instruction set (every one computes the same values, bit for bit).
+/// instruction set (the same transforms bit for bit; base products congruent within the bounds
+/// of the module docs).
 pub(crate) trait Kernels {
     /// Layers 1–3 of the forward transform of 13-bit residues (centred first): 32 columns of
     /// eight coefficients at stride 32.
@@ -383,30 +400,7 @@ macro_rules! merged_backends {
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $low_stack;
 
-        impl PolyMul for $low_stack {
-            type Prepared = SecretPoly;
-            type Accumulator = Poly;
-
-            fn prepare(&mut self, s: &SecretPoly) -> SecretPoly {
-                s.clone()
-            }
-
-            fn accumulator(&mut self) -> Poly {
-                Poly::ZERO
-            }
-
-            fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &SecretPoly) {
-                product_into::<$kernels>(acc, a, s);
-            }
-
-            fn finish(&mut self, acc: &Poly) -> Poly {
-                acc.clone()
-            }
-
-            fn name(&self) -> &'static str {
-                $low_stack_name
-            }
-        }
+        plain_domain_polymul!($low_stack, $low_stack_name, product_into::<$kernels>);
     };
 }
 

@@ -13,6 +13,16 @@
     .equ HALF_Q, 20972288
     .equ NEG_QINV, 0xda5c05ff
 
+@ The header of a global Thumb function \name.
+.macro begin_function name
+    .section .text.\name,"ax",%progbits
+    .global \name
+    .type \name,%function
+    .thumb_func
+    .p2align 2
+\name:
+.endm
+
 .macro load_q reg
     movw \reg, #(Q & 0xffff)
     movt \reg, #(Q >> 16)
@@ -103,6 +113,18 @@
     mulc_in r8
 .endm
 
+@ x0–x7 = r1–r8 from or to [\base + k·\stride] with \op (ldr, ldrh, ldrsb, str).
+.macro column op, base, stride
+    \op r1, [\base, #(0 * \stride)]
+    \op r2, [\base, #(1 * \stride)]
+    \op r3, [\base, #(2 * \stride)]
+    \op r4, [\base, #(3 * \stride)]
+    \op r5, [\base, #(4 * \stride)]
+    \op r6, [\base, #(5 * \stride)]
+    \op r7, [\base, #(6 * \stride)]
+    \op r8, [\base, #(7 * \stride)]
+.endm
+
 @ Copies seven twiddles (56 bytes) from [\src] to sp + 0..56 (clobbers r1–r7, r11; \src
 @ advances by 56).
 .macro copy_twiddles src
@@ -116,12 +138,7 @@
 @ fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32. \load and \step read
 @ one input coefficient and the distance between the column's inputs.
 .macro fwd_first name, load, step, extend
-    .section .text.\name,"ax",%progbits
-    .global \name
-    .type \name,%function
-    .thumb_func
-    .p2align 2
-\name:
+    begin_function \name
     push {r4-r11, lr}
     sub sp, sp, #68
     str r0, [sp, #56]
@@ -133,14 +150,7 @@
     load_q lr
 1:
     ldr r12, [sp, #56]
-    \load r1, [r12, #(0 * \step)]
-    \load r2, [r12, #(1 * \step)]
-    \load r3, [r12, #(2 * \step)]
-    \load r4, [r12, #(3 * \step)]
-    \load r5, [r12, #(4 * \step)]
-    \load r6, [r12, #(5 * \step)]
-    \load r7, [r12, #(6 * \step)]
-    \load r8, [r12, #(7 * \step)]
+    column \load, r12, \step
     add r12, r12, #(\step / 32)
     str r12, [sp, #56]
     .if \extend
@@ -154,14 +164,7 @@
     sbfx r8, r8, #0, #13
     .endif
     forward_three
-    str r1, [r0, #0]
-    str r2, [r0, #128]
-    str r3, [r0, #256]
-    str r4, [r0, #384]
-    str r5, [r0, #512]
-    str r6, [r0, #640]
-    str r7, [r0, #768]
-    str r8, [r0, #896]
+    column str, r0, 128
     add r0, r0, #4
     ldr r12, [sp, #60]
     cmp r0, r12
@@ -176,12 +179,7 @@
 
 @ fwd_last(groups, count, twiddles): layers 4–6 in place in `count` groups of 32, group g
 @ with the seven twiddles at twiddles + 56·g.
-    .section .text.saber_kem_merged_fwd_last,"ax",%progbits
-    .global saber_kem_merged_fwd_last
-    .type saber_kem_merged_fwd_last,%function
-    .thumb_func
-    .p2align 2
-saber_kem_merged_fwd_last:
+    begin_function saber_kem_merged_fwd_last
     push {r4-r11, lr}
     sub sp, sp, #68
     add r1, r0, r1, lsl #7
@@ -195,23 +193,9 @@ saber_kem_merged_fwd_last:
     add r12, r0, #16
     str r12, [sp, #64]
 1:
-    ldr r1, [r0, #0]
-    ldr r2, [r0, #16]
-    ldr r3, [r0, #32]
-    ldr r4, [r0, #48]
-    ldr r5, [r0, #64]
-    ldr r6, [r0, #80]
-    ldr r7, [r0, #96]
-    ldr r8, [r0, #112]
+    column ldr, r0, 16
     forward_three
-    str r1, [r0, #0]
-    str r2, [r0, #16]
-    str r3, [r0, #32]
-    str r4, [r0, #48]
-    str r5, [r0, #64]
-    str r6, [r0, #80]
-    str r7, [r0, #96]
-    str r8, [r0, #112]
+    column str, r0, 16
     add r0, r0, #4
     ldr r12, [sp, #64]
     cmp r0, r12
@@ -227,12 +211,7 @@ saber_kem_merged_fwd_last:
 @ inv_first(a, twiddles, scale): inverse layers 6–4 in place in the 8 groups of 32, group g
 @ with the seven twiddles at twiddles + 56·g (the last one including F), the sums of the
 @ third layer multiplied by F = *scale.
-    .section .text.saber_kem_merged_inv_first,"ax",%progbits
-    .global saber_kem_merged_inv_first
-    .type saber_kem_merged_inv_first,%function
-    .thumb_func
-    .p2align 2
-saber_kem_merged_inv_first:
+    begin_function saber_kem_merged_inv_first
     push {r4-r11, lr}
     sub sp, sp, #84
     ldrd r3, r12, [r2]
@@ -248,28 +227,14 @@ saber_kem_merged_inv_first:
     add r12, r0, #16
     str r12, [sp, #72]
 1:
-    ldr r1, [r0, #0]
-    ldr r2, [r0, #16]
-    ldr r3, [r0, #32]
-    ldr r4, [r0, #48]
-    ldr r5, [r0, #64]
-    ldr r6, [r0, #80]
-    ldr r7, [r0, #96]
-    ldr r8, [r0, #112]
+    column ldr, r0, 16
     inverse_three_unscaled
     ldrd r9, r10, [sp, #56]
     mulc_in r1
     mulc_in r2
     mulc_in r3
     mulc_in r4
-    str r1, [r0, #0]
-    str r2, [r0, #16]
-    str r3, [r0, #32]
-    str r4, [r0, #48]
-    str r5, [r0, #64]
-    str r6, [r0, #80]
-    str r7, [r0, #96]
-    str r8, [r0, #112]
+    column str, r0, 16
     add r0, r0, #4
     ldr r12, [sp, #72]
     cmp r0, r12
@@ -305,12 +270,7 @@ saber_kem_merged_inv_first:
 @ last layer reduced by the multiplication by one (*one: (1, ⌊2^32/q'⌉)), every coefficient
 @ made canonical and stored to (or added into) out[j + 32k] as a u16.
 .macro inv_last name, add
-    .section .text.\name,"ax",%progbits
-    .global \name
-    .type \name,%function
-    .thumb_func
-    .p2align 2
-\name:
+    begin_function \name
     push {r4-r11, lr}
     sub sp, sp, #76
     ldr r3, [r3, #4]
@@ -324,14 +284,7 @@ saber_kem_merged_inv_first:
     load_q lr
 1:
     ldr r0, [sp, #60]
-    ldr r1, [r0, #0]
-    ldr r2, [r0, #128]
-    ldr r3, [r0, #256]
-    ldr r4, [r0, #384]
-    ldr r5, [r0, #512]
-    ldr r6, [r0, #640]
-    ldr r7, [r0, #768]
-    ldr r8, [r0, #896]
+    column ldr, r0, 128
     add r0, r0, #4
     str r0, [sp, #60]
     inverse_three_unscaled
@@ -423,16 +376,24 @@ saber_kem_merged_inv_first:
     \out 3
 .endm
 
+@ ζb1, ζb2, ζb3 into r7, r8, r9 from b1–b3 in r4–r6 and ζ in r9, r10.
+.macro zeta_multiples
+    smull r11, r12, r4, r10
+    mul r7, r4, r9
+    mls r7, r12, lr, r7
+    smull r11, r12, r5, r10
+    mul r8, r5, r9
+    mls r8, r12, lr, r8
+    smull r11, r12, r6, r10
+    mul r9, r6, r9
+    mls r9, r12, lr, r9
+.endm
+
 @ prepare_blocks(blocks, zetas, one_quotient): for b = 63 down to 0, the block's b0..b3 at
 @ blocks[4b..4b + 4] become blocks[7b..7b + 7] = b0..b3 multiplied by one (Barrett:
 @ x − q'·⌊x·one_quotient/2^32⌋) and ζb1, ζb2, ζb3 (ζ = zetas[b]); 7b >= 4b, so no block is
 @ overwritten before it is read.
-    .section .text.saber_kem_merged_prepare_blocks,"ax",%progbits
-    .global saber_kem_merged_prepare_blocks
-    .type saber_kem_merged_prepare_blocks,%function
-    .thumb_func
-    .p2align 2
-saber_kem_merged_prepare_blocks:
+    begin_function saber_kem_merged_prepare_blocks
     push {r4-r11, lr}
     sub sp, sp, #12
     str r2, [sp, #0]
@@ -444,15 +405,7 @@ saber_kem_merged_prepare_blocks:
 1:
     ldmdb r0!, {r3-r6}
     ldrd r9, r10, [r1, #-8]!
-    smull r11, r12, r4, r10
-    mul r7, r4, r9
-    mls r7, r12, lr, r7
-    smull r11, r12, r5, r10
-    mul r8, r5, r9
-    mls r8, r12, lr, r8
-    smull r11, r12, r6, r10
-    mul r9, r6, r9
-    mls r9, r12, lr, r9
+    zeta_multiples
     ldr r10, [sp, #0]
     smull r11, r12, r3, r10
     mls r3, r12, lr, r3
@@ -476,13 +429,9 @@ saber_kem_merged_prepare_blocks:
     str r11, [r0, #(4 * \k)]
 .endm
 
-@ base_mul_acc(acc, a_hat, prepared): acc[4b + k] += (â ∘ prepared) for the 64 blocks.
-    .section .text.saber_kem_merged_base_mul_acc,"ax",%progbits
-    .global saber_kem_merged_base_mul_acc
-    .type saber_kem_merged_base_mul_acc,%function
-    .thumb_func
-    .p2align 2
-saber_kem_merged_base_mul_acc:
+@ base_mul_acc(acc, a_hat, prepared, one_quotient): acc[4b + k] += (â ∘ prepared) for the 64
+@ blocks (one_quotient unused: the sums stay below 3·q' here).
+    begin_function saber_kem_merged_base_mul_acc
     push {r4-r11, lr}
     sub sp, sp, #4
     add r3, r0, #1024
@@ -508,12 +457,7 @@ saber_kem_merged_base_mul_acc:
 
 @ base_mul_quarter(w, s_hat, zetas): w = ŵ ∘ ŝ in place for 16 blocks, the ζ-multiples of ŝ
 @ (block b: ζ = zetas[b]) computed into a stack copy of the block (sp + 0..28).
-    .section .text.saber_kem_merged_base_mul_quarter,"ax",%progbits
-    .global saber_kem_merged_base_mul_quarter
-    .type saber_kem_merged_base_mul_quarter,%function
-    .thumb_func
-    .p2align 2
-saber_kem_merged_base_mul_quarter:
+    begin_function saber_kem_merged_base_mul_quarter
     push {r4-r11, lr}
     sub sp, sp, #36
     add r3, r0, #256
@@ -522,15 +466,7 @@ saber_kem_merged_base_mul_quarter:
 1:
     ldm r1!, {r3-r6}
     ldrd r9, r10, [r2], #8
-    smull r11, r12, r4, r10
-    mul r7, r4, r9
-    mls r7, r12, lr, r7
-    smull r11, r12, r5, r10
-    mul r8, r5, r9
-    mls r8, r12, lr, r8
-    smull r11, r12, r6, r10
-    mul r9, r6, r9
-    mls r9, r12, lr, r9
+    zeta_multiples
     stm sp, {r3-r9}
     ldm r0, {r3-r6}
     movw r12, #(NEG_QINV & 0xffff)
@@ -550,12 +486,7 @@ saber_kem_merged_base_mul_quarter:
 @ secret_quarter_first(s, out, twiddle, coeffs): for j < 32, u = comb(j), v = comb(j + 32) with
 @ comb(j) = s_j + c1·s_(j+64) + c2·s_(j+128) + c3·s_(j+192) (coeffs = c1, c2, c3), then
 @ out[j] = u + v·ω, out[j + 32] = u − v·ω (twiddle = (ω, ω')).
-    .section .text.saber_kem_merged_secret_quarter_first,"ax",%progbits
-    .global saber_kem_merged_secret_quarter_first
-    .type saber_kem_merged_secret_quarter_first,%function
-    .thumb_func
-    .p2align 2
-saber_kem_merged_secret_quarter_first:
+    begin_function saber_kem_merged_secret_quarter_first
     push {r4-r11, lr}
     sub sp, sp, #4
     ldrd r9, r10, [r2]

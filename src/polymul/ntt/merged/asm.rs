@@ -1,19 +1,26 @@
-//! The kernels in RV32IM assembly (`rv32.s`): the portable kernels' arithmetic with the
-//! coefficients of a merged group and its seven twiddles in registers (Shoup products as `mulh`,
-//! `mul`, `mul`, `sub`). The transforms compute the values of [`super::portable`] bit for bit.
-//! The base products reduce each of their four terms by a Montgomery reduction (RV32 has no
-//! 64-bit accumulate; the factor q'^(−1) of each operand is multiplied in once per block, so a
-//! term is five instructions), which gives congruent values with these bounds (terms at most
-//! |x·y|/2^32 + q'/2, bound 4 of the module docs): a [`NttLowStack`](super::NttLowStack) block
-//! product below 4 · (6.1 · 11.7 · 0.00977 + 0.5)·q' < 4.8·q', within the inverse's input bound
-//! 6.4·q' (8 · 6.4·q' < 2^31); a [`NttMerged`](super::NttMerged) one below 2.3·q', added to the
-//! accumulator and reduced by a multiplication by one at each `mul_acc`, so that the
-//! accumulator stays below 1.05·q'. Under QEMU `embedded/run` compares the KEM's bytes with the
-//! host's (portable) build, and the `*-portable` backends run the portable kernels on the same
-//! target.
+//! The kernels in assembly, one entry point per kernel with the same C signature on each
+//! instruction set; every entry point reads and writes only the arrays its wrapper here passes
+//! (lengths fixed by the wrapper's types), uses the stack below its caller's and follows the
+//! platform's C calling convention.
 //!
-//! Every entry point reads and writes only the arrays its Rust wrapper passes (lengths fixed by
-//! the wrapper's types), uses the stack below its caller's and follows the AAPCS.
+//! - **ARMv7-M** (`armv7m.s`; Cortex-M3/M4/M7/M33): the portable kernels' arithmetic (Shoup
+//!   products as `smull`, `mul`, `mls`; base products as `smull`/`smlal` chains) with the
+//!   coefficients of a merged group in registers and its twiddles on the stack. Same values as
+//!   [`super::portable`], bit for bit.
+//! - **RV32IM** (`rv32.s`): the coefficients of a merged group and its seven twiddles in
+//!   registers (Shoup products as `mulh`, `mul`, `mul`, `sub`); the transforms compute the
+//!   portable values bit for bit. The base products reduce each of their four terms by a
+//!   Montgomery reduction (RV32 has no 64-bit accumulate; the factor q'^(−1) of each operand is
+//!   multiplied in once per block, so a term is five instructions), which gives congruent values
+//!   with these bounds (terms at most |x·y|/2^32 + q'/2, bound 4 of the module docs): a
+//!   [`NttLowStack`](super::NttLowStack) block product below 4 · (6.1 · 11.7 · 0.00977 +
+//!   0.5)·q' < 4.8·q', within the inverse's input bound 6.3·q' (bound 5); a
+//!   [`NttMerged`](super::NttMerged) one below 2.3·q', added to the accumulator and reduced by a
+//!   multiplication by one at each `mul_acc` (`one_quotient`, unused on ARMv7-M), so that the
+//!   accumulator stays below 1.05·q'.
+//!
+//! Under QEMU `embedded/run` compares the KEM's bytes with the host's (portable) build, and the
+//! `*-portable` backends run the portable kernels on the same target.
 #![allow(unsafe_code)]
 
 use super::{
@@ -22,6 +29,9 @@ use super::{
 };
 use crate::poly::N;
 
+#[cfg(saber_armv7m)]
+core::arch::global_asm!(include_str!("armv7m.s"), options(raw));
+#[cfg(saber_rv32im)]
 core::arch::global_asm!(include_str!("rv32.s"), options(raw));
 
 unsafe extern "C" {
@@ -64,10 +74,10 @@ static SCALES_TABLE: [Twiddle; 2] = SCALES;
 static BLOCK_ZETAS_TABLE: [Twiddle; 64] = BLOCK_ZETAS;
 static QUARTER_COEFFS_TABLE: [[i32; 3]; 4] = QUARTER_COEFFS;
 
-/// The RV32IM kernels.
-pub(crate) struct Rv32;
+/// The assembly kernels of this target.
+pub(crate) struct Assembly;
 
-impl Kernels for Rv32 {
+impl Kernels for Assembly {
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]) {
         // SAFETY: reads a[0..256] and the 7 twiddles of FORWARD[0], writes out[0..256].
         unsafe {
