@@ -229,7 +229,9 @@ pub(crate) trait Kernels {
     /// Layers 6–4 of the inverse transform in place, then the middle scaling.
     fn inverse_first(a: &mut [[i32; 32]; 8]);
     /// Layers 3–1 of the inverse transform and the canonical reduction: `out = c` (`add`
-    /// false) or `out += c` (wrapping), c the exact coefficient wrapped to `u16`.
+    /// false) or `out += c` (wrapping), c the exact coefficient wrapped to `u16`. Wipes `a`
+    /// (secret-derived): the assembly stores zeros as it reads, the portable code calls
+    /// `zeroize`; neither can be optimised away.
     fn inverse_last(a: &mut [i32; N], out: &mut [u16; N], add: bool);
     /// The prepared blocks of a secret whose transform is in `blocks[0..256]`, in place (from
     /// the last block down, so that no block is overwritten before it is read): per block
@@ -277,7 +279,6 @@ fn finish<K: Kernels>(acc: &[i32; N]) -> Poly {
     let mut out = Poly::ZERO;
     K::inverse_first(as_groups(&mut t));
     K::inverse_last(&mut t, &mut out.coeffs, false);
-    t.as_mut_slice().zeroize();
     out
 }
 
@@ -307,7 +308,6 @@ fn product_into<K: Kernels>(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
     }
     K::inverse_first(as_groups(&mut w));
     K::inverse_last(&mut w, &mut acc.coeffs, true);
-    w.as_mut_slice().zeroize();
     quarter_hat.as_flattened_mut().zeroize();
 }
 

@@ -268,7 +268,7 @@
 
 @ inv_last(a, out, twiddles, one): inverse layers 3–1, 32 columns at stride 32, the sums of the
 @ last layer reduced by the multiplication by one (*one: (1, ⌊2^32/q'⌉)), every coefficient
-@ made canonical and stored to (or added into) out[j + 32k] as a u16.
+@ made canonical and stored to (or added into) out[j + 32k] as a u16; a is wiped as it is read.
 .macro inv_last name, add
     begin_function \name
     push {r4-r11, lr}
@@ -285,6 +285,15 @@
 1:
     ldr r0, [sp, #60]
     column ldr, r0, 128
+    movs r11, #0
+    str r11, [r0, #0]
+    str r11, [r0, #128]
+    str r11, [r0, #256]
+    str r11, [r0, #384]
+    str r11, [r0, #512]
+    str r11, [r0, #640]
+    str r11, [r0, #768]
+    str r11, [r0, #896]
     add r0, r0, #4
     str r0, [sp, #60]
     inverse_three_unscaled

@@ -4,6 +4,8 @@ use super::{
     BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, NEG_QINV, PreparedBlocks,
     QUARTER_COEFFS, SCALES, Twiddle,
 };
+use zeroize::Zeroize;
+
 use crate::poly::{N, centred};
 use crate::polymul::ntt::params::{HALF_Q, Q};
 
@@ -164,6 +166,7 @@ impl Kernels for Portable {
                 }
             }
         }
+        a.as_mut_slice().zeroize();
     }
 
     fn prepare_blocks(blocks: &mut PreparedBlocks) {

@@ -245,11 +245,10 @@
     ret
     .size saber_kem_merged_inv_first, . - saber_kem_merged_inv_first
 
-# The canonical centred residue of \x in (−q'/2, 1.5·q'), HALF_Q in t6.
+# The canonical centred residue of \x in (−q'/2, 1.5·q'), HALF_Q in t6: x − q'·[HALF_Q < x].
 .macro centre x
-    sub ra, t6, \x
-    srai ra, ra, 31
-    and ra, ra, t5
+    slt ra, t6, \x
+    mul ra, ra, t5
     sub \x, \x, ra
 .endm
 
@@ -272,7 +271,8 @@
 
 # inv_last(a, out, twiddles, one): inverse layers 3–1, 32 columns at stride 32, the sums of the
 # last layer reduced by the multiplication by one, every coefficient made canonical and stored
-# to (or added into) out[j + 32k] as a u16. The two constants live at sp + 0..8.
+# to (or added into) out[j + 32k] as a u16; a is wiped as it is read. The two constants live at
+# sp + 0..8.
 .macro inv_last name, add
     entry \name
     save
@@ -285,6 +285,9 @@
     addi a2, a1, 64
 1:
     load_column a0, 128, lw
+    .irp offset, 0, 128, 256, 384, 512, 640, 768, 896
+    sw zero, \offset(a0)
+    .endr
     inverse_three_unscaled
     lw t6, 0(sp)
     barrett a3
