@@ -421,4 +421,3 @@ merged_backends!(
     "with the portable kernels on every target (the reference the assembly is tested against \
      under QEMU)"
 );
-
