@@ -33,7 +33,6 @@
 //! buffers (measured peak in `embedded/RESULTS.md`).
 
 use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::PolyMul;
 
 /// Size of the products materialised in a buffer (two levels below N).
 const MID: usize = N >> 2;
@@ -223,56 +222,38 @@ fn add_negacyclic(acc: &mut [u16; N], product: &[u16; 2 * MID - 1], offset: usiz
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Karatsuba;
 
-impl PolyMul for Karatsuba {
-    type Prepared = SecretPoly;
-    type Accumulator = Poly;
+plain_domain_polymul!(Karatsuba, "karatsuba", karatsuba_acc);
 
-    fn prepare(&mut self, s: &SecretPoly) -> SecretPoly {
-        s.clone()
-    }
-
-    fn accumulator(&mut self) -> Poly {
-        Poly::ZERO
-    }
-
-    fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &SecretPoly) {
-        let mut a_mid = [0u16; MID];
-        let mut s_mid = [0u16; MID];
-        let mut product = [0u16; 2 * MID - 1];
-        for outer in 0..3 {
-            for inner in 0..3 {
-                let leaf = Leaf::new(N, outer, inner);
-                leaf.gather(&a.coeffs, &mut a_mid);
-                // The secret's blocks, summed as residues mod 2^16.
-                s_mid.fill(0);
-                for &start in &leaf.starts[..leaf.blocks] {
-                    for (o, &c) in s_mid.iter_mut().zip(&s.coeffs[start..start + MID]) {
-                        *o = o.wrapping_add(c as i16 as u16);
-                    }
-                }
-                product_mid(&a_mid, &s_mid, &mut product);
-                for &(offset, negate) in &leaf.places[..leaf.count] {
-                    add_negacyclic(&mut acc.coeffs, &product, offset, negate);
+/// `acc += a · s` (see the module docs).
+fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
+    let mut a_mid = [0u16; MID];
+    let mut s_mid = [0u16; MID];
+    let mut product = [0u16; 2 * MID - 1];
+    for outer in 0..3 {
+        for inner in 0..3 {
+            let leaf = Leaf::new(N, outer, inner);
+            leaf.gather(&a.coeffs, &mut a_mid);
+            // The secret's blocks, summed as residues mod 2^16.
+            s_mid.fill(0);
+            for &start in &leaf.starts[..leaf.blocks] {
+                for (o, &c) in s_mid.iter_mut().zip(&s.coeffs[start..start + MID]) {
+                    *o = o.wrapping_add(c as i16 as u16);
                 }
             }
+            product_mid(&a_mid, &s_mid, &mut product);
+            for &(offset, negate) in &leaf.places[..leaf.count] {
+                add_negacyclic(&mut acc.coeffs, &product, offset, negate);
+            }
         }
-        zeroize::Zeroize::zeroize(&mut s_mid);
-        zeroize::Zeroize::zeroize(&mut product);
     }
-
-    fn finish(&mut self, acc: &Poly) -> Poly {
-        acc.clone()
-    }
-
-    fn name(&self) -> &'static str {
-        "karatsuba"
-    }
+    zeroize::Zeroize::zeroize(&mut s_mid);
+    zeroize::Zeroize::zeroize(&mut product);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::polymul::Schoolbook;
+    use crate::polymul::{PolyMul, Schoolbook};
 
     #[test]
     fn leaves_cover_the_product() {

@@ -33,6 +33,9 @@ use zeroize::Zeroize;
 
 pub use crate::poly::{N, Poly, Q_MASK, SECRET_BOUND, SecretPoly};
 
+#[macro_use]
+mod plain;
+
 pub mod karatsuba;
 pub mod kronecker;
 pub mod ntt;
@@ -41,7 +44,9 @@ pub mod toom_cook;
 
 pub use karatsuba::Karatsuba;
 pub use kronecker::{Kronecker, KroneckerSoft, SoftwareBigMul};
-pub use ntt::{Ntt, NttAccumulator, NttAvx2, NttPrepared, NttPublic, NttScalar};
+pub use ntt::{
+    Ntt, NttAccumulator, NttAvx2, NttLowStack, NttMerged, NttPrepared, NttPublic, NttScalar,
+};
 pub use schoolbook::Schoolbook;
 pub use toom_cook::ToomCook;
 
@@ -60,9 +65,14 @@ cfg_if::cfg_if! {
         // x86_64: the NTT with its run-time-detected AVX2 path is 1.6-1.8x faster than
         // Toom-Cook for every operation (BENCHMARKS.md, peer-bench).
         type Selected = Ntt;
+    } else if #[cfg(saber_ntt_asm)] {
+        // Cortex-M3/M4/M7/M33 and RV32IM, where the merged-layer NTT has assembly kernels:
+        // NttLowStack has the fewest instructions among the backends whose working set is a few
+        // KB (under 4 KB for the whole KEM with `LowMemory`; embedded/RESULTS.md).
+        type Selected = NttLowStack;
     } else if #[cfg(target_pointer_width = "32")] {
-        // 32-bit microcontrollers: Karatsuba has the fewest instructions and the smallest stack
-        // under QEMU on RV32IMC and Cortex-M4 (embedded/RESULTS.md).
+        // Other 32-bit cores (Cortex-M0/M0+: no 32×32→64 multiply): Karatsuba, as fast as the
+        // portable NTT there with the smaller stack (embedded/RESULTS.md).
         type Selected = Karatsuba;
     } else {
         type Selected = ToomCook;

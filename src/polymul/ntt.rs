@@ -125,8 +125,14 @@ use zeroize::Zeroize;
 use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::{PolyMul, PolyMulPublic};
 
+mod merged;
 mod params;
 mod scalar;
+
+pub use merged::{
+    MergedAccumulator, MergedPrepared, NttLowStack, NttLowStackPortable, NttMerged,
+    NttMergedPortable,
+};
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod avx2;

@@ -2,45 +2,26 @@
 //! against.
 
 use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::PolyMul;
 
 /// The O(n²) negacyclic product. Its accumulator is the plain coefficient domain.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Schoolbook;
 
-impl PolyMul for Schoolbook {
-    type Prepared = SecretPoly;
-    type Accumulator = Poly;
+plain_domain_polymul!(Schoolbook, "schoolbook", schoolbook_acc);
 
-    fn prepare(&mut self, s: &SecretPoly) -> SecretPoly {
-        s.clone()
-    }
-
-    fn accumulator(&mut self) -> Poly {
-        Poly::ZERO
-    }
-
-    fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &SecretPoly) {
-        for (i, &ai) in a.coeffs.iter().enumerate() {
-            for (j, &sj) in s.coeffs.iter().enumerate() {
-                // x^256 = -1: the term lands at i + j mod 256 with a sign flip on wrap-around.
-                let term = ai.wrapping_mul(sj as i16 as u16);
-                let k = i + j;
-                if k < N {
-                    acc.coeffs[k] = acc.coeffs[k].wrapping_add(term);
-                } else {
-                    acc.coeffs[k - N] = acc.coeffs[k - N].wrapping_sub(term);
-                }
+/// `acc += a · s` mod (x^256 + 1), term by term.
+fn schoolbook_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
+    for (i, &ai) in a.coeffs.iter().enumerate() {
+        for (j, &sj) in s.coeffs.iter().enumerate() {
+            // x^256 = -1: the term lands at i + j mod 256 with a sign flip on wrap-around.
+            let term = ai.wrapping_mul(sj as i16 as u16);
+            let k = i + j;
+            if k < N {
+                acc.coeffs[k] = acc.coeffs[k].wrapping_add(term);
+            } else {
+                acc.coeffs[k - N] = acc.coeffs[k - N].wrapping_sub(term);
             }
         }
-    }
-
-    fn finish(&mut self, acc: &Poly) -> Poly {
-        acc.clone()
-    }
-
-    fn name(&self) -> &'static str {
-        "schoolbook"
     }
 }
 
@@ -53,6 +34,6 @@ impl crate::polymul::PolyMulPublic for Schoolbook {
     }
 
     fn mul_acc_prepared(&mut self, acc: &mut Poly, a: &Poly, s: &SecretPoly) {
-        self.mul_acc(acc, a, s)
+        schoolbook_acc(acc, a, s)
     }
 }

@@ -42,6 +42,24 @@ macro_rules! for_each_backend {
         $callback!(schoolbook, "schoolbook", saber_kem::polymul::Schoolbook);
         $callback!(ntt, "ntt", saber_kem::polymul::Ntt::new());
         $callback!(ntt_scalar, "ntt-scalar", saber_kem::polymul::NttScalar);
+        $callback!(ntt_merged, "ntt-merged", saber_kem::polymul::NttMerged);
+        $callback!(
+            ntt_lowstack,
+            "ntt-lowstack",
+            saber_kem::polymul::NttLowStack
+        );
+        // The portable kernels of the two above; on ARMv7-M those run assembly, and these the
+        // Rust they are checked against.
+        $callback!(
+            ntt_merged_portable,
+            "ntt-merged-portable",
+            saber_kem::polymul::ntt::NttMergedPortable
+        );
+        $callback!(
+            ntt_lowstack_portable,
+            "ntt-lowstack-portable",
+            saber_kem::polymul::ntt::NttLowStackPortable
+        );
         $callback!(
             ntt_avx2,
             "ntt-avx2",

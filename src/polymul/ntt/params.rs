@@ -119,6 +119,18 @@ const fn bit_reverse(x: usize, bits: usize) -> usize {
 /// `table[2^l + g]` = root^brv(2^l + g) (Kyber's indexing, generalised to `layers`): group `g`
 /// of layer `l` splits x^(2m) − ζ² into (x^m − ζ)(x^m + ζ).
 const fn twiddles(layers: usize, inverse: bool) -> [i32; N] {
+    let mut table = plain_twiddles(layers, inverse);
+    let mut i = 1;
+    while i < (1 << layers) {
+        let x = table[i];
+        table[i] = centred(mont_form(if x < 0 { x + Q } else { x } as u64));
+        i += 1;
+    }
+    table
+}
+
+/// The twiddles of [`twiddles`] as plain centred residues (no Montgomery factor), same indexing.
+pub(crate) const fn plain_twiddles(layers: usize, inverse: bool) -> [i32; N] {
     let root = primitive_root(layers);
     let order = 1u64 << (layers + 1);
     let mut table = [0i32; N];
@@ -126,10 +138,15 @@ const fn twiddles(layers: usize, inverse: bool) -> [i32; N] {
     while i < (1 << layers) {
         let exp = bit_reverse(i, layers) as u64;
         let exp = if inverse { order - exp } else { exp };
-        table[i] = centred(mont_form(pow_mod(root, exp)));
+        table[i] = centred(pow_mod(root, exp));
         i += 1;
     }
     table
+}
+
+/// 2^(−k) mod q', centred.
+pub(crate) const fn inverse_power_of_two(k: usize) -> i32 {
+    centred(pow_mod((Q as u64).div_ceil(2), k as u64))
 }
 
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants

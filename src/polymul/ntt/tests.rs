@@ -64,16 +64,23 @@ fn layer_variants_match_schoolbook_on_the_extreme_sum() {
     assert_eq!(masked(&sum_with(NttScalarLayers::<7>, &terms)), want);
     assert_eq!(masked(&sum_with(NttScalarLayers::<8>, &terms)), want);
     assert_eq!(masked(&sum_with(NttScalar, &terms)), want);
+    assert_eq!(masked(&sum_with(NttMerged, &terms)), want);
+    assert_eq!(masked(&sum_with(NttLowStack, &terms)), want);
 }
 
 #[test]
 fn output_is_the_exact_integer_wrapped_to_u16() {
     // (4096·Σx^i)·(5·Σx^i) has coefficient k = 4096·5·((k + 1) − (255 − k)) in Z; summed four
     // times, coefficient 255 is 4·4096·5·256 = 20,971,520, the contract's extreme.
-    let got = sum_with(NttScalar, &extreme_terms());
-    for (k, &c) in got.coeffs.iter().enumerate() {
-        let exact = 4 * 4096 * 5 * (2 * k as i64 + 2 - 256);
-        assert_eq!(c, exact as u16, "coefficient {k}");
+    for got in [
+        sum_with(NttScalar, &extreme_terms()),
+        sum_with(NttMerged, &extreme_terms()),
+        sum_with(NttLowStack, &extreme_terms()),
+    ] {
+        for (k, &c) in got.coeffs.iter().enumerate() {
+            let exact = 4 * 4096 * 5 * (2 * k as i64 + 2 - 256);
+            assert_eq!(c, exact as u16, "coefficient {k}");
+        }
     }
 }
 
@@ -88,6 +95,8 @@ proptest! {
         prop_assert_eq!(masked(&sum_with(NttScalarLayers::<5>, &terms)), want);
         prop_assert_eq!(masked(&sum_with(NttScalarLayers::<7>, &terms)), want);
         prop_assert_eq!(masked(&sum_with(NttScalarLayers::<8>, &terms)), want);
+        prop_assert_eq!(masked(&sum_with(NttMerged, &terms)), want);
+        prop_assert_eq!(masked(&sum_with(NttLowStack, &terms)), want);
     }
 
     #[test]

@@ -1,0 +1,538 @@
+@ ARMv7-M kernels of the merged-layer NTT (src/polymul/ntt/merged.rs; portable reference
+@ src/polymul/ntt/merged/portable.rs, which computes the same values bit for bit). AAPCS:
+@ arguments in r0–r3, r4–r11 preserved. Only ARMv7-M instructions (Cortex-M3/M4/M7/M33).
+@
+@ Register roles in the transform passes: x0–x7 = r1–r8, a twiddle (ω, ⌊ω·2^32/q'⌉) in r9, r10,
+@ the product scratch in r11, r12, q' in lr, the column pointer in r0. The twiddles of a merged
+@ group are copied to the stack first (sp + 0..56), so that no register holds their address.
+
+    .syntax unified
+    .thumb
+
+    .equ Q, 41944577
+    .equ HALF_Q, 20972288
+    .equ NEG_QINV, 0xda5c05ff
+
+@ The header of a global Thumb function \name.
+.macro begin_function name
+    .section .text.\name,"ax",%progbits
+    .global \name
+    .type \name,%function
+    .thumb_func
+    .p2align 2
+\name:
+.endm
+
+.macro load_q reg
+    movw \reg, #(Q & 0xffff)
+    movt \reg, #(Q >> 16)
+.endm
+
+@ r11 = xj·ω mod q' = xj·ω − q'·⌊xj·ω'/2^32⌋ (Shoup).
+.macro mulc xj
+    smull r11, r12, \xj, r10
+    mul r11, \xj, r9
+    mls r11, r12, lr, r11
+.endm
+
+@ xj = xj·ω mod q', in place.
+.macro mulc_in xj
+    smull r11, r12, \xj, r10
+    mul \xj, \xj, r9
+    mls \xj, r12, lr, \xj
+.endm
+
+@ Cooley–Tukey: (xi, xj) = (xi + xj·ω, xi − xj·ω).
+.macro ct xi, xj
+    mulc \xj
+    sub \xj, \xi, r11
+    add \xi, \xi, r11
+.endm
+
+@ Sum and difference: (xi, xj) = (xi + xj, xi − xj), the sum as 2·xi − (xi − xj).
+.macro sumdiff xi, xj
+    sub \xj, \xi, \xj
+    rsb \xi, \xj, \xi, lsl #1
+.endm
+
+@ Gentleman–Sande: (xi, xj) = (xi + xj, (xi − xj)·ω).
+.macro gs xi, xj
+    sumdiff \xi, \xj
+    mulc_in \xj
+.endm
+
+@ Three Cooley–Tukey layers on x0–x7 with the seven twiddles at sp + 0..56.
+.macro forward_three
+    ldrd r9, r10, [sp, #0]
+    ct r1, r5
+    ct r2, r6
+    ct r3, r7
+    ct r4, r8
+    ldrd r9, r10, [sp, #8]
+    ct r1, r3
+    ct r2, r4
+    ldrd r9, r10, [sp, #16]
+    ct r5, r7
+    ct r6, r8
+    ldrd r9, r10, [sp, #24]
+    ct r1, r2
+    ldrd r9, r10, [sp, #32]
+    ct r3, r4
+    ldrd r9, r10, [sp, #40]
+    ct r5, r6
+    ldrd r9, r10, [sp, #48]
+    ct r7, r8
+.endm
+
+@ Two Gentleman–Sande layers on x0–x7 with the twiddles at sp + 0..48, then the sums and
+@ differences of the third (pairs (k, k + 4)), the differences multiplied by the twiddle at
+@ sp + 48.
+.macro inverse_three_unscaled
+    ldrd r9, r10, [sp, #0]
+    gs r1, r2
+    ldrd r9, r10, [sp, #8]
+    gs r3, r4
+    ldrd r9, r10, [sp, #16]
+    gs r5, r6
+    ldrd r9, r10, [sp, #24]
+    gs r7, r8
+    ldrd r9, r10, [sp, #32]
+    gs r1, r3
+    gs r2, r4
+    ldrd r9, r10, [sp, #40]
+    gs r5, r7
+    gs r6, r8
+    sumdiff r1, r5
+    sumdiff r2, r6
+    sumdiff r3, r7
+    sumdiff r4, r8
+    ldrd r9, r10, [sp, #48]
+    mulc_in r5
+    mulc_in r6
+    mulc_in r7
+    mulc_in r8
+.endm
+
+@ x0–x7 = r1–r8 from or to [\base + k·\stride] with \op (ldr, ldrh, ldrsb, str).
+.macro column op, base, stride
+    \op r1, [\base, #(0 * \stride)]
+    \op r2, [\base, #(1 * \stride)]
+    \op r3, [\base, #(2 * \stride)]
+    \op r4, [\base, #(3 * \stride)]
+    \op r5, [\base, #(4 * \stride)]
+    \op r6, [\base, #(5 * \stride)]
+    \op r7, [\base, #(6 * \stride)]
+    \op r8, [\base, #(7 * \stride)]
+.endm
+
+@ Copies seven twiddles (56 bytes) from [\src] to sp + 0..56 (clobbers r1–r7, r11; \src
+@ advances by 56).
+.macro copy_twiddles src
+    ldm \src!, {r1-r7}
+    stm sp, {r1-r7}
+    ldm \src!, {r1-r7}
+    add r11, sp, #28
+    stm r11, {r1-r7}
+.endm
+
+@ fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32. \load and \step read
+@ one input coefficient and the distance between the column's inputs.
+.macro fwd_first name, load, step, extend
+    begin_function \name
+    push {r4-r11, lr}
+    sub sp, sp, #68
+    str r0, [sp, #56]
+    mov r0, r1
+    mov r12, r2
+    copy_twiddles r12
+    add r3, r0, #128
+    str r3, [sp, #60]
+    load_q lr
+1:
+    ldr r12, [sp, #56]
+    column \load, r12, \step
+    add r12, r12, #(\step / 32)
+    str r12, [sp, #56]
+    .if \extend
+    sbfx r1, r1, #0, #13
+    sbfx r2, r2, #0, #13
+    sbfx r3, r3, #0, #13
+    sbfx r4, r4, #0, #13
+    sbfx r5, r5, #0, #13
+    sbfx r6, r6, #0, #13
+    sbfx r7, r7, #0, #13
+    sbfx r8, r8, #0, #13
+    .endif
+    forward_three
+    column str, r0, 128
+    add r0, r0, #4
+    ldr r12, [sp, #60]
+    cmp r0, r12
+    bne 1b
+    add sp, sp, #68
+    pop {r4-r11, pc}
+    .size \name, . - \name
+.endm
+
+    fwd_first saber_kem_merged_fwd_first_u13, ldrh, 64, 1
+    fwd_first saber_kem_merged_fwd_first_s8, ldrsb, 32, 0
+
+@ fwd_last(groups, count, twiddles): layers 4–6 in place in `count` groups of 32, group g
+@ with the seven twiddles at twiddles + 56·g.
+    begin_function saber_kem_merged_fwd_last
+    push {r4-r11, lr}
+    sub sp, sp, #68
+    add r1, r0, r1, lsl #7
+    str r1, [sp, #56]
+    str r2, [sp, #60]
+    load_q lr
+2:
+    ldr r12, [sp, #60]
+    copy_twiddles r12
+    str r12, [sp, #60]
+    add r12, r0, #16
+    str r12, [sp, #64]
+1:
+    column ldr, r0, 16
+    forward_three
+    column str, r0, 16
+    add r0, r0, #4
+    ldr r12, [sp, #64]
+    cmp r0, r12
+    bne 1b
+    add r0, r0, #112
+    ldr r12, [sp, #56]
+    cmp r0, r12
+    bne 2b
+    add sp, sp, #68
+    pop {r4-r11, pc}
+    .size saber_kem_merged_fwd_last, . - saber_kem_merged_fwd_last
+
+@ inv_first(a, twiddles, scale): inverse layers 6–4 in place in the 8 groups of 32, group g
+@ with the seven twiddles at twiddles + 56·g (the last one including F), the sums of the
+@ third layer multiplied by F = *scale.
+    begin_function saber_kem_merged_inv_first
+    push {r4-r11, lr}
+    sub sp, sp, #84
+    ldrd r3, r12, [r2]
+    strd r3, r12, [sp, #56]
+    add r3, r0, #1024
+    str r3, [sp, #64]
+    str r1, [sp, #68]
+    load_q lr
+2:
+    ldr r12, [sp, #68]
+    copy_twiddles r12
+    str r12, [sp, #68]
+    add r12, r0, #16
+    str r12, [sp, #72]
+1:
+    column ldr, r0, 16
+    inverse_three_unscaled
+    ldrd r9, r10, [sp, #56]
+    mulc_in r1
+    mulc_in r2
+    mulc_in r3
+    mulc_in r4
+    column str, r0, 16
+    add r0, r0, #4
+    ldr r12, [sp, #72]
+    cmp r0, r12
+    bne 1b
+    add r0, r0, #112
+    ldr r12, [sp, #64]
+    cmp r0, r12
+    bne 2b
+    add sp, sp, #84
+    pop {r4-r11, pc}
+    .size saber_kem_merged_inv_first, . - saber_kem_merged_inv_first
+
+@ The canonical centred residue of \x in (−q'/2, 1.5·q'), HALF_Q in r10: x − (q' & ((HALF_Q −
+@ x) >> 31)).
+.macro centre x
+    sub r11, r10, \x
+    and r11, lr, r11, asr #31
+    sub \x, \x, r11
+.endm
+
+@ Stores (\add = 0) or adds (\add = 1) \x as a u16 at [r0 + \offset].
+.macro put x, offset, add
+    .if \add
+    ldrh r11, [r0, #\offset]
+    add r11, r11, \x
+    strh r11, [r0, #\offset]
+    .else
+    strh \x, [r0, #\offset]
+    .endif
+.endm
+
+@ inv_last(a, out, twiddles, one): inverse layers 3–1, 32 columns at stride 32, the sums of the
+@ last layer reduced by the multiplication by one (*one: (1, ⌊2^32/q'⌉)), every coefficient
+@ made canonical and stored to (or added into) out[j + 32k] as a u16; a is wiped as it is read.
+.macro inv_last name, add
+    begin_function \name
+    push {r4-r11, lr}
+    sub sp, sp, #76
+    ldr r3, [r3, #4]
+    str r3, [sp, #56]
+    str r0, [sp, #60]
+    str r1, [sp, #64]
+    add r3, r1, #64
+    str r3, [sp, #68]
+    mov r12, r2
+    copy_twiddles r12
+    load_q lr
+1:
+    ldr r0, [sp, #60]
+    column ldr, r0, 128
+    movs r11, #0
+    str r11, [r0, #0]
+    str r11, [r0, #128]
+    str r11, [r0, #256]
+    str r11, [r0, #384]
+    str r11, [r0, #512]
+    str r11, [r0, #640]
+    str r11, [r0, #768]
+    str r11, [r0, #896]
+    add r0, r0, #4
+    str r0, [sp, #60]
+    inverse_three_unscaled
+    ldr r9, [sp, #56]
+    smull r11, r12, r1, r9
+    mls r1, r12, lr, r1
+    smull r11, r12, r2, r9
+    mls r2, r12, lr, r2
+    smull r11, r12, r3, r9
+    mls r3, r12, lr, r3
+    smull r11, r12, r4, r9
+    mls r4, r12, lr, r4
+    movw r10, #(HALF_Q & 0xffff)
+    movt r10, #(HALF_Q >> 16)
+    centre r1
+    centre r2
+    centre r3
+    centre r4
+    centre r5
+    centre r6
+    centre r7
+    centre r8
+    ldr r0, [sp, #64]
+    put r1, 0, \add
+    put r2, 64, \add
+    put r3, 128, \add
+    put r4, 192, \add
+    put r5, 256, \add
+    put r6, 320, \add
+    put r7, 384, \add
+    put r8, 448, \add
+    add r0, r0, #2
+    str r0, [sp, #64]
+    ldr r12, [sp, #68]
+    cmp r0, r12
+    bne 1b
+    add sp, sp, #76
+    pop {r4-r11, pc}
+    .size \name, . - \name
+.endm
+
+    inv_last saber_kem_merged_inv_last_store, 0
+    inv_last saber_kem_merged_inv_last_add, 1
+
+@ One output of a base product: r7, r8 = the 64-bit dot product, reduced (Montgomery, R = 2^32,
+@ −q'^(−1) in r12): r8 = (r7:r8 + m·q')/2^32 with m = r7·(−q'^(−1)); \m is a scratch.
+.macro reduce m
+    mul \m, r7, r12
+    smlal r7, r8, \m, lr
+.endm
+
+@ The four outputs of one base product, a0–a3 in r3–r6, the block's b0, b1, b2, b3, ζb1, ζb2,
+@ ζb3 at [r2 + 0..28]; each result in r8 goes to \out k (a macro taking k).
+.macro base_product out
+    @ c0 = a0·b0 + a1·ζb3 + a2·ζb2 + a3·ζb1
+    ldr r9, [r2, #0]
+    ldrd r10, r11, [r2, #16]
+    smull r7, r8, r3, r9
+    smlal r7, r8, r6, r10
+    smlal r7, r8, r5, r11
+    ldr r10, [r2, #24]
+    smlal r7, r8, r4, r10
+    reduce r11
+    \out 0
+    @ c1 = a0·b1 + a1·b0 + a2·ζb3 + a3·ζb2   (r9 = b0, r10 = ζb3)
+    smull r7, r8, r4, r9
+    smlal r7, r8, r5, r10
+    ldr r11, [r2, #20]
+    smlal r7, r8, r6, r11
+    ldr r11, [r2, #4]
+    smlal r7, r8, r3, r11
+    reduce r11
+    \out 1
+    @ c2 = a0·b2 + a1·b1 + a2·b0 + a3·ζb3   (r9 = b0, r10 = ζb3)
+    smull r7, r8, r5, r9
+    smlal r7, r8, r6, r10
+    ldrd r10, r11, [r2, #4]
+    smlal r7, r8, r4, r10
+    smlal r7, r8, r3, r11
+    reduce r11
+    \out 2
+    @ c3 = a0·b3 + a1·b2 + a2·b1 + a3·b0    (r9 = b0, r10 = b1)
+    smull r7, r8, r6, r9
+    smlal r7, r8, r5, r10
+    ldrd r10, r11, [r2, #8]
+    smlal r7, r8, r4, r10
+    smlal r7, r8, r3, r11
+    reduce r11
+    \out 3
+.endm
+
+@ ζb1, ζb2, ζb3 into r7, r8, r9 from b1–b3 in r4–r6 and ζ in r9, r10.
+.macro zeta_multiples
+    smull r11, r12, r4, r10
+    mul r7, r4, r9
+    mls r7, r12, lr, r7
+    smull r11, r12, r5, r10
+    mul r8, r5, r9
+    mls r8, r12, lr, r8
+    smull r11, r12, r6, r10
+    mul r9, r6, r9
+    mls r9, r12, lr, r9
+.endm
+
+@ prepare_blocks(blocks, zetas, one_quotient): for b = 63 down to 0, the block's b0..b3 at
+@ blocks[4b..4b + 4] become blocks[7b..7b + 7] = b0..b3 multiplied by one (Barrett:
+@ x − q'·⌊x·one_quotient/2^32⌋) and ζb1, ζb2, ζb3 (ζ = zetas[b]); 7b >= 4b, so no block is
+@ overwritten before it is read.
+    begin_function saber_kem_merged_prepare_blocks
+    push {r4-r11, lr}
+    sub sp, sp, #12
+    str r2, [sp, #0]
+    str r0, [sp, #4]
+    add r1, r1, #512
+    add r2, r0, #1792
+    add r0, r0, #1024
+    load_q lr
+1:
+    ldmdb r0!, {r3-r6}
+    ldrd r9, r10, [r1, #-8]!
+    zeta_multiples
+    ldr r10, [sp, #0]
+    smull r11, r12, r3, r10
+    mls r3, r12, lr, r3
+    smull r11, r12, r4, r10
+    mls r4, r12, lr, r4
+    smull r11, r12, r5, r10
+    mls r5, r12, lr, r5
+    smull r11, r12, r6, r10
+    mls r6, r12, lr, r6
+    stmdb r2!, {r3-r9}
+    ldr r10, [sp, #4]
+    cmp r0, r10
+    bne 1b
+    add sp, sp, #12
+    pop {r4-r11, pc}
+    .size saber_kem_merged_prepare_blocks, . - saber_kem_merged_prepare_blocks
+
+.macro acc_out k
+    ldr r11, [r0, #(4 * \k)]
+    add r11, r11, r8
+    str r11, [r0, #(4 * \k)]
+.endm
+
+@ base_mul_acc(acc, a_hat, prepared, one_quotient): acc[4b + k] += (â ∘ prepared) for the 64
+@ blocks (one_quotient unused: the sums stay below 3·q' here).
+    begin_function saber_kem_merged_base_mul_acc
+    push {r4-r11, lr}
+    sub sp, sp, #4
+    add r3, r0, #1024
+    str r3, [sp, #0]
+    load_q lr
+    movw r12, #(NEG_QINV & 0xffff)
+    movt r12, #(NEG_QINV >> 16)
+1:
+    ldm r1!, {r3-r6}
+    base_product acc_out
+    add r0, r0, #16
+    add r2, r2, #28
+    ldr r9, [sp, #0]
+    cmp r0, r9
+    bne 1b
+    add sp, sp, #4
+    pop {r4-r11, pc}
+    .size saber_kem_merged_base_mul_acc, . - saber_kem_merged_base_mul_acc
+
+.macro in_place_out k
+    str r8, [r0, #(4 * \k)]
+.endm
+
+@ base_mul_quarter(w, s_hat, zetas): w = ŵ ∘ ŝ in place for 16 blocks, the ζ-multiples of ŝ
+@ (block b: ζ = zetas[b]) computed into a stack copy of the block (sp + 0..28).
+    begin_function saber_kem_merged_base_mul_quarter
+    push {r4-r11, lr}
+    sub sp, sp, #36
+    add r3, r0, #256
+    str r3, [sp, #28]
+    load_q lr
+1:
+    ldm r1!, {r3-r6}
+    ldrd r9, r10, [r2], #8
+    zeta_multiples
+    stm sp, {r3-r9}
+    ldm r0, {r3-r6}
+    movw r12, #(NEG_QINV & 0xffff)
+    movt r12, #(NEG_QINV >> 16)
+    str r2, [sp, #32]
+    mov r2, sp
+    base_product in_place_out
+    ldr r2, [sp, #32]
+    add r0, r0, #16
+    ldr r9, [sp, #28]
+    cmp r0, r9
+    bne 1b
+    add sp, sp, #36
+    pop {r4-r11, pc}
+    .size saber_kem_merged_base_mul_quarter, . - saber_kem_merged_base_mul_quarter
+
+@ secret_quarter_first(s, out, twiddle, coeffs): for j < 32, u = comb(j), v = comb(j + 32) with
+@ comb(j) = s_j + c1·s_(j+64) + c2·s_(j+128) + c3·s_(j+192) (coeffs = c1, c2, c3), then
+@ out[j] = u + v·ω, out[j + 32] = u − v·ω (twiddle = (ω, ω')).
+    begin_function saber_kem_merged_secret_quarter_first
+    push {r4-r11, lr}
+    sub sp, sp, #4
+    ldrd r9, r10, [r2]
+    ldm r3, {r2, r3, r4}
+    mov r11, r2
+    mov r12, r3
+    mov r2, r4
+    add r3, r1, #128
+    str r3, [sp, #0]
+    load_q lr
+1:
+    ldrsb r3, [r0, #0]
+    ldrsb r4, [r0, #64]
+    ldrsb r5, [r0, #128]
+    ldrsb r6, [r0, #192]
+    mla r3, r4, r11, r3
+    mla r3, r5, r12, r3
+    mla r3, r6, r2, r3
+    ldrsb r4, [r0, #32]
+    ldrsb r5, [r0, #96]
+    ldrsb r6, [r0, #160]
+    ldrsb r7, [r0, #224]
+    mla r4, r5, r11, r4
+    mla r4, r6, r12, r4
+    mla r4, r7, r2, r4
+    smull r5, r6, r4, r10
+    mul r4, r4, r9
+    mls r4, r6, lr, r4
+    add r5, r3, r4
+    sub r6, r3, r4
+    str r5, [r1, #0]
+    str r6, [r1, #128]
+    add r0, r0, #1
+    add r1, r1, #4
+    ldr r7, [sp, #0]
+    cmp r1, r7
+    bne 1b
+    add sp, sp, #4
+    pop {r4-r11, pc}
+    .size saber_kem_merged_secret_quarter_first, . - saber_kem_merged_secret_quarter_first

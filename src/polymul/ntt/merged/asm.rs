@@ -1,0 +1,184 @@
+//! The kernels in assembly, one entry point per kernel with the same C signature on each
+//! instruction set; every entry point reads and writes only the arrays its wrapper here passes
+//! (lengths fixed by the wrapper's types), uses the stack below its caller's and follows the
+//! platform's C calling convention.
+//!
+//! - **ARMv7-M** (`armv7m.s`; Cortex-M3/M4/M7/M33): the portable kernels' arithmetic (Shoup
+//!   products as `smull`, `mul`, `mls`; base products as `smull`/`smlal` chains) with the
+//!   coefficients of a merged group in registers and its twiddles on the stack. Same values as
+//!   [`super::portable`], bit for bit.
+//! - **RV32IM** (`rv32.s`): the coefficients of a merged group and its seven twiddles in
+//!   registers (Shoup products as `mulh`, `mul`, `mul`, `sub`); the transforms compute the
+//!   portable values bit for bit. The base products reduce each of their four terms by a
+//!   Montgomery reduction (RV32 has no 64-bit accumulate; the factor q'^(−1) of each operand is
+//!   multiplied in once per block, so a term is five instructions), which gives congruent values
+//!   with these bounds (terms at most |x·y|/2^32 + q'/2, bound 4 of the module docs): a
+//!   [`NttLowStack`](super::NttLowStack) block product below 4 · (6.1 · 11.7 · 0.00977 +
+//!   0.5)·q' < 4.8·q', within the inverse's input bound 6.3·q' (bound 5); a
+//!   [`NttMerged`](super::NttMerged) one below 2.3·q', added to the accumulator and reduced by a
+//!   multiplication by one at each `mul_acc` (`one_quotient`, unused on ARMv7-M), so that the
+//!   accumulator stays below 1.05·q'.
+//!
+//! Under QEMU `embedded/run` compares the KEM's bytes with the host's (portable) build, and the
+//! `*-portable` backends run the portable kernels on the same target.
+#![allow(unsafe_code)]
+
+use super::{
+    BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, PreparedBlocks, QUARTER_COEFFS, SCALES,
+    Twiddle,
+};
+use crate::poly::N;
+
+#[cfg(saber_armv7m)]
+core::arch::global_asm!(include_str!("armv7m.s"), options(raw));
+#[cfg(saber_rv32im)]
+core::arch::global_asm!(include_str!("rv32.s"), options(raw));
+
+unsafe extern "C" {
+    fn saber_kem_merged_fwd_first_u13(a: *const u16, out: *mut i32, twiddles: *const Twiddle);
+    fn saber_kem_merged_fwd_first_s8(s: *const i8, out: *mut i32, twiddles: *const Twiddle);
+    fn saber_kem_merged_fwd_last(groups: *mut i32, count: usize, twiddles: *const Twiddle);
+    fn saber_kem_merged_inv_first(a: *mut i32, twiddles: *const Twiddle, scale: *const Twiddle);
+    fn saber_kem_merged_inv_last_store(
+        a: *const i32,
+        out: *mut u16,
+        twiddles: *const Twiddle,
+        one: *const Twiddle,
+    );
+    fn saber_kem_merged_inv_last_add(
+        a: *const i32,
+        out: *mut u16,
+        twiddles: *const Twiddle,
+        one: *const Twiddle,
+    );
+    fn saber_kem_merged_prepare_blocks(blocks: *mut i32, zetas: *const Twiddle, one_quotient: i32);
+    fn saber_kem_merged_base_mul_acc(
+        acc: *mut i32,
+        a_hat: *const i32,
+        prepared: *const i32,
+        one_quotient: i32,
+    );
+    fn saber_kem_merged_base_mul_quarter(w: *mut i32, s_hat: *const i32, zetas: *const Twiddle);
+    fn saber_kem_merged_secret_quarter_first(
+        s: *const i8,
+        out: *mut i32,
+        twiddle: *const Twiddle,
+        coeffs: *const i32,
+    );
+}
+
+// The tables as statics: one address each for the assembly.
+static FORWARD_TABLE: [GroupTwiddles; 9] = FORWARD;
+static INVERSE_TABLE: [GroupTwiddles; 9] = INVERSE;
+static SCALES_TABLE: [Twiddle; 2] = SCALES;
+static BLOCK_ZETAS_TABLE: [Twiddle; 64] = BLOCK_ZETAS;
+static QUARTER_COEFFS_TABLE: [[i32; 3]; 4] = QUARTER_COEFFS;
+
+/// The assembly kernels of this target.
+pub(crate) struct Assembly;
+
+impl Kernels for Assembly {
+    fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]) {
+        // SAFETY: reads a[0..256] and the 7 twiddles of FORWARD[0], writes out[0..256].
+        unsafe {
+            saber_kem_merged_fwd_first_u13(a.as_ptr(), out.as_mut_ptr(), FORWARD_TABLE[0].as_ptr())
+        }
+    }
+
+    fn forward_first_secret(s: &[i8; N], out: &mut [i32; N]) {
+        // SAFETY: reads s[0..256] and the 7 twiddles of FORWARD[0], writes out[0..256].
+        unsafe {
+            saber_kem_merged_fwd_first_s8(s.as_ptr(), out.as_mut_ptr(), FORWARD_TABLE[0].as_ptr())
+        }
+    }
+
+    fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]) {
+        let count = groups.len().min(twiddles.len());
+        // SAFETY: reads and writes groups[0..count] (32 words each), reads 7 twiddles per group
+        // from twiddles[0..count]; `count` is at most both lengths.
+        unsafe {
+            saber_kem_merged_fwd_last(groups.as_mut_ptr().cast(), count, twiddles.as_ptr().cast())
+        }
+    }
+
+    fn secret_quarter_first(s: &[i8; N], quarter: usize, out: &mut [[i32; 32]; 2]) {
+        let quarter = quarter & 3;
+        // SAFETY: reads s[0..256], one twiddle and three constants, writes out (64 words).
+        unsafe {
+            saber_kem_merged_secret_quarter_first(
+                s.as_ptr(),
+                out.as_mut_ptr().cast(),
+                &FORWARD_TABLE[0][3 + quarter],
+                QUARTER_COEFFS_TABLE[quarter].as_ptr(),
+            )
+        }
+    }
+
+    fn inverse_first(a: &mut [[i32; 32]; 8]) {
+        // SAFETY: reads and writes a (256 words), reads the 56 twiddles of INVERSE[0..8] and
+        // SCALES[0].
+        unsafe {
+            saber_kem_merged_inv_first(
+                a.as_mut_ptr().cast(),
+                INVERSE_TABLE.as_ptr().cast(),
+                &SCALES_TABLE[0],
+            )
+        }
+    }
+
+    fn inverse_last(a: &mut [i32; N], out: &mut [u16; N], add: bool) {
+        let twiddles = INVERSE_TABLE[8].as_ptr();
+        if add {
+            // SAFETY: reads a[0..256], the 7 twiddles of INVERSE[8] and SCALES[1], reads and
+            // writes out[0..256].
+            unsafe {
+                saber_kem_merged_inv_last_add(
+                    a.as_ptr(),
+                    out.as_mut_ptr(),
+                    twiddles,
+                    &SCALES_TABLE[1],
+                )
+            }
+        } else {
+            // SAFETY: reads a[0..256], the 7 twiddles of INVERSE[8] and SCALES[1], writes
+            // out[0..256].
+            unsafe {
+                saber_kem_merged_inv_last_store(
+                    a.as_ptr(),
+                    out.as_mut_ptr(),
+                    twiddles,
+                    &SCALES_TABLE[1],
+                )
+            }
+        }
+    }
+
+    fn prepare_blocks(blocks: &mut PreparedBlocks) {
+        // SAFETY: reads and writes blocks[0..448] and reads the 64 block twiddles.
+        unsafe {
+            saber_kem_merged_prepare_blocks(
+                blocks.as_mut_ptr(),
+                BLOCK_ZETAS_TABLE.as_ptr(),
+                SCALES_TABLE[1].quotient,
+            )
+        }
+    }
+
+    fn base_mul_acc(acc: &mut [i32; N], a_hat: &[i32; N], prepared: &PreparedBlocks) {
+        // SAFETY: reads and writes acc[0..256], reads a_hat[0..256] and prepared[0..448].
+        unsafe {
+            saber_kem_merged_base_mul_acc(
+                acc.as_mut_ptr(),
+                a_hat.as_ptr(),
+                prepared.as_ptr(),
+                SCALES_TABLE[1].quotient,
+            )
+        }
+    }
+
+    fn base_mul_quarter(w: &mut [i32; 64], s_hat: &[i32; 64], quarter: usize) {
+        let zetas = &BLOCK_ZETAS_TABLE[16 * (quarter & 3)..][..16];
+        // SAFETY: reads and writes w[0..64], reads s_hat[0..64] and 16 twiddles of `zetas`.
+        unsafe { saber_kem_merged_base_mul_quarter(w.as_mut_ptr(), s_hat.as_ptr(), zetas.as_ptr()) }
+    }
+}

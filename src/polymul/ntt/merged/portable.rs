@@ -1,0 +1,232 @@
+//! The kernels in portable Rust: every target, and the reference for the assembly ones.
+
+use super::{
+    BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, NEG_QINV, PreparedBlocks,
+    QUARTER_COEFFS, SCALES, Twiddle,
+};
+use zeroize::Zeroize;
+
+use crate::poly::{N, centred};
+use crate::polymul::ntt::params::{HALF_Q, Q};
+
+/// `table`, hidden from the optimiser: with the constants in view LLVM rebuilds each one from
+/// two immediates at every use and computes `mulh` by a known non-negative constant as `umull`
+/// plus a sign fix-up (Cortex-M4), where a table load and one `smull` suffice.
+#[inline(always)]
+pub(super) fn opaque<T: ?Sized>(table: &T) -> &T {
+    core::hint::black_box(table)
+}
+
+/// ω·a mod q', in (−|a|·q'/2^33, q' + |a|·q'/2^33) (bound 1 of the module docs).
+#[inline(always)]
+fn mul_const(a: i32, t: Twiddle) -> i32 {
+    let estimate = ((i64::from(a) * i64::from(t.quotient)) >> 32) as i32;
+    a.wrapping_mul(t.omega)
+        .wrapping_sub(estimate.wrapping_mul(Q))
+}
+
+/// Signed Montgomery reduction: (x + m·q')/2^32 ≡ x·2^(−32), at most |x|/2^32 + q'/2.
+#[inline(always)]
+fn montgomery(x: i64) -> i32 {
+    let m = (x as i32).wrapping_mul(NEG_QINV);
+    ((x + i64::from(m) * i64::from(Q)) >> 32) as i32
+}
+
+/// The canonical centred residue of x in (−q'/2, 1.5·q').
+#[inline(always)]
+fn centre(x: i32) -> i32 {
+    x - (Q & ((HALF_Q - x) >> 31))
+}
+
+#[inline(always)]
+fn ct(x: &mut [i32; 8], i: usize, j: usize, t: Twiddle) {
+    let p = mul_const(x[j], t);
+    x[j] = x[i] - p;
+    x[i] += p;
+}
+
+#[inline(always)]
+fn gs(x: &mut [i32; 8], i: usize, j: usize, t: Twiddle) {
+    let (u, v) = (x[i], x[j]);
+    x[i] = u + v;
+    x[j] = mul_const(u - v, t);
+}
+
+/// Three Cooley–Tukey layers on eight coefficients x_k = a_(base + k·stride).
+#[inline(always)]
+fn forward_three(x: &mut [i32; 8], t: &GroupTwiddles) {
+    for k in 0..4 {
+        ct(x, k, k + 4, t[0]);
+    }
+    for k in 0..2 {
+        ct(x, k, k + 2, t[1]);
+        ct(x, k + 4, k + 6, t[2]);
+    }
+    for k in 0..4 {
+        ct(x, 2 * k, 2 * k + 1, t[3 + k]);
+    }
+}
+
+/// Two Gentleman–Sande layers on eight coefficients (the inverse of the last two layers of
+/// [`forward_three`], up to a factor 4); the third is done by the callers, which fold a scaling
+/// into it.
+#[inline(always)]
+fn inverse_two(x: &mut [i32; 8], t: &GroupTwiddles) {
+    for (k, &t) in t[..4].iter().enumerate() {
+        gs(x, 2 * k, 2 * k + 1, t);
+    }
+    for k in 0..2 {
+        gs(x, k, k + 2, t[4]);
+        gs(x, k + 4, k + 6, t[5]);
+    }
+}
+
+/// Layers 1–3 of the forward transform of the coefficients `input(k)`.
+#[inline(always)]
+fn forward_first(input: impl Fn(usize) -> i32, out: &mut [i32; N]) {
+    let t = &opaque(&FORWARD)[0];
+    for j in 0..32 {
+        let mut x: [i32; 8] = core::array::from_fn(|k| input(j + 32 * k));
+        forward_three(&mut x, t);
+        for (k, &v) in x.iter().enumerate() {
+            out[j + 32 * k] = v;
+        }
+    }
+}
+
+/// The kernels in portable Rust.
+pub(crate) struct Portable;
+
+impl Kernels for Portable {
+    fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]) {
+        forward_first(|k| centred(a[k]), out);
+    }
+
+    fn forward_first_secret(s: &[i8; N], out: &mut [i32; N]) {
+        forward_first(|k| i32::from(s[k]), out);
+    }
+
+    fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]) {
+        let twiddles = opaque(twiddles);
+        for (group, t) in groups.iter_mut().zip(twiddles) {
+            for j in 0..4 {
+                let mut x: [i32; 8] = core::array::from_fn(|k| group[j + 4 * k]);
+                forward_three(&mut x, t);
+                for (k, &v) in x.iter().enumerate() {
+                    group[j + 4 * k] = v;
+                }
+            }
+        }
+    }
+
+    fn secret_quarter_first(s: &[i8; N], quarter: usize, out: &mut [[i32; 32]; 2]) {
+        let t = opaque(&FORWARD)[0][3 + quarter];
+        let [c1, c2, c3] = opaque(&QUARTER_COEFFS)[quarter];
+        let s = |k: usize| i32::from(s[k]);
+        let combined = |j: usize| s(j) + c1 * s(j + 64) + c2 * s(j + 128) + c3 * s(j + 192);
+        let [lo, hi] = out;
+        for (j, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+            let u = combined(j);
+            let p = mul_const(combined(j + 32), t);
+            *x = u + p;
+            *y = u - p;
+        }
+    }
+
+    fn inverse_first(a: &mut [[i32; 32]; 8]) {
+        let twiddles = opaque(&INVERSE);
+        let middle = opaque(&SCALES)[0];
+        for (group, t) in a.iter_mut().zip(twiddles) {
+            for j in 0..4 {
+                let mut x: [i32; 8] = core::array::from_fn(|k| group[j + 4 * k]);
+                inverse_two(&mut x, t);
+                // The third layer, scaled by F (folded into the twiddle for the differences).
+                for k in 0..4 {
+                    let (u, v) = (x[k], x[k + 4]);
+                    group[j + 4 * k] = mul_const(u + v, middle);
+                    group[j + 4 * k + 16] = mul_const(u - v, t[6]);
+                }
+            }
+        }
+    }
+
+    fn inverse_last(a: &mut [i32; N], out: &mut [u16; N], add: bool) {
+        let t = &opaque(&INVERSE)[8];
+        let one = opaque(&SCALES)[1];
+        for j in 0..32 {
+            let mut x: [i32; 8] = core::array::from_fn(|k| a[j + 32 * k]);
+            inverse_two(&mut x, t);
+            for k in 0..4 {
+                let (u, v) = (x[k], x[k + 4]);
+                let sum = centre(mul_const(u + v, one)) as u16;
+                let difference = centre(mul_const(u - v, t[6])) as u16;
+                for (index, c) in [(j + 32 * k, sum), (j + 32 * k + 128, difference)] {
+                    let o = &mut out[index];
+                    *o = if add { o.wrapping_add(c) } else { c };
+                }
+            }
+        }
+        a.as_mut_slice().zeroize();
+    }
+
+    fn prepare_blocks(blocks: &mut PreparedBlocks) {
+        let one = opaque(&SCALES)[1];
+        let zetas = opaque(&BLOCK_ZETAS);
+        for block in (0..64).rev() {
+            let b: [i32; 4] = core::array::from_fn(|k| blocks[4 * block + k]);
+            let zeta = zetas[block];
+            let p = &mut blocks[7 * block..][..7];
+            for k in 0..4 {
+                p[k] = mul_const(b[k], one);
+            }
+            for k in 1..4 {
+                p[3 + k] = mul_const(b[k], zeta);
+            }
+        }
+    }
+
+    fn base_mul_acc(acc: &mut [i32; N], a_hat: &[i32; N], prepared: &PreparedBlocks) {
+        for ((acc, a), p) in acc
+            .chunks_exact_mut(4)
+            .zip(a_hat.chunks_exact(4))
+            .zip(prepared.chunks_exact(7))
+        {
+            let c = base_product(a, p[..7].try_into().expect("7"));
+            for k in 0..4 {
+                acc[k] += c[k];
+            }
+        }
+    }
+
+    fn base_mul_quarter(w: &mut [i32; 64], s_hat: &[i32; 64], quarter: usize) {
+        let zetas = &opaque(&BLOCK_ZETAS)[16 * quarter..][..16];
+        for ((a, b), &zeta) in w.chunks_exact_mut(4).zip(s_hat.chunks_exact(4)).zip(zetas) {
+            let p = [
+                b[0],
+                b[1],
+                b[2],
+                b[3],
+                mul_const(b[1], zeta),
+                mul_const(b[2], zeta),
+                mul_const(b[3], zeta),
+            ];
+            let c = base_product(a, &p);
+            a.copy_from_slice(&c);
+        }
+    }
+}
+
+/// The product of block `a` with a block b_0..b_3, ζ·b_1..ζ·b_3 mod x^4 − ζ, Montgomery-reduced
+/// (bound 4).
+#[inline(always)]
+fn base_product(a: &[i32], p: &[i32; 7]) -> [i32; 4] {
+    let w = |x: i32, y: i32| i64::from(x) * i64::from(y);
+    let (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3]);
+    let [b0, b1, b2, b3, z1, z2, z3] = *p;
+    [
+        montgomery(w(a0, b0) + w(a1, z3) + w(a2, z2) + w(a3, z1)),
+        montgomery(w(a0, b1) + w(a1, b0) + w(a2, z3) + w(a3, z2)),
+        montgomery(w(a0, b2) + w(a1, b1) + w(a2, b0) + w(a3, z3)),
+        montgomery(w(a0, b3) + w(a1, b2) + w(a2, b1) + w(a3, b0)),
+    ]
+}
