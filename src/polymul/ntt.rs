@@ -81,44 +81,18 @@
 //! (`tests/ct_valgrind.rs`) runs the AVX2 path; the AVX-512 kernels have the same structure
 //! (no branch, no data-dependent index: fixed registers, constant offsets).
 //!
-//! # Measurements (which prime, how many layers)
+//! # Why six layers
 //!
-//! One prime serves every layer count, so only the layer count was measured: the scalar kernels
-//! (same code, `NttScalarLayers<L>`), a Saber-sized L = 3 matrix-vector product with every
-//! secret prepared once (3 `prepare`, 9 `mul_acc`, 3 `finish`), x86-64 Xeon (Sapphire Rapids
-//! class, KVM, 2 vCPUs, shared and loaded while measuring: minimum of 200 batches):
-//!
-//! | layers | blocks | base product | time | instructions (callgrind) |
-//! |---|---|---|---:|---:|
-//! | 5 | 32 × (x^8 ∓ ζ) | 8×8 | 30.4 µs | 493 k |
-//! | **6** | **64 × (x^4 ∓ ζ)** | **4×4** | **25.2 µs** | **369 k** |
-//! | 7 | 128 × (x^2 ∓ ζ) | 2×2 | 27.5 µs | 405 k |
-//! | 8 (complete) | 256 pointwise | 1×1 | 29.1 µs | 435 k |
-//!
-//! Six layers are fastest for the scalar code, and they suit AVX2 best too: layers 1–5 pair
-//! whole registers, the sixth pairs 128-bit halves, and a 4-coefficient block is exactly one
-//! 128-bit half, so the base multiplication broadcasts within halves (`vpshufd`) with no
-//! cross-lane shuffles; 7 or 8 layers would add in-lane shuffle layers for fewer base products.
-//! Same product with the AVX2 path: 5.2 µs, 78 k instructions (about 5× faster than the
-//! scalar code); per step about 0.45 µs `prepare`, 0.35 µs `mul_acc`, 0.33 µs `finish`
-//! (Toom-Cook on the same machine: 9.4 µs).
-//!
-//! The AVX-512 path holds the whole polynomial in sixteen registers (layers 1–4 pair registers,
-//! layers 5–6 rearrange register pairs; fully unrolled, no stack traffic). `cargo bench --bench
-//! ntt -- --warm-up-time 1 --measurement-time 3 ntt-avx`, same machine, load average ~3–4 on
-//! the 2 vCPUs (means inflated; compare within the run; before the alignment below): L = 3
-//! product 7.55 µs against 11.0 µs
-//! for the AVX2 path (1.46×); steps 0.47 / 0.45 / 0.36 µs against 0.65 / 0.66 / 0.59 µs. In
-//! `peer-bench` (BENCHMARKS.md) the multiplication's share of a Saber keygen falls from 5.5 to
-//! 3.5 µs (keygen 21.2 → 19.2 µs, decapsulation 27.1 → 23.4 µs). Not 2×: both kernels are
-//! bound by vector-port throughput, about ten instructions per Montgomery product of a register,
-//! and 512-bit operations issue on two ports where 256-bit ones use three. Both SIMD `prepare`s
-//! make the secret's transform canonical by compares and masked ±2q', ±q' instead of a
-//! Montgomery multiplication, and write their 4 KiB output without zero-filling it first; on x86
-//! the three NTT-domain types are cache-line aligned, so that no 64-byte access splits across
-//! two lines. `peer-bench/` measures whole KEM operations against pqcrypto-saber and the Keccak
-//! floor (with [`NttPublic`] in expanded keys, Saber encapsulation takes 10.0 µs against 23.9 µs
-//! with plain keys).
+//! Six layers were the fastest layer count for the scalar code (`NttScalarLayers<L>`, BENCHMARKS.md
+//! "NTT: layer count and SIMD paths"), and they suit AVX2 best too: layers 1–5 pair whole
+//! registers, the sixth pairs 128-bit halves, and a 4-coefficient block is exactly one 128-bit
+//! half, so the base multiplication broadcasts within halves (`vpshufd`) with no cross-lane
+//! shuffles; 7 or 8 layers would add in-lane shuffle layers for fewer base products. The AVX-512
+//! path holds the whole polynomial in sixteen registers (layers 1–4 pair registers, layers 5–6
+//! rearrange register pairs; fully unrolled, no stack traffic). Both SIMD `prepare`s make the
+//! secret's transform canonical by compares and masked ±2q', ±q' instead of a Montgomery
+//! multiplication, and write their 4 KiB output without zero-filling it first; on x86 the three
+//! NTT-domain types are cache-line aligned, so that no 64-byte access splits across two lines.
 
 use zeroize::Zeroize;
 
