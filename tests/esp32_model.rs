@@ -245,62 +245,45 @@ fn software_product(x: &[u32], y: &[u32]) -> [u32; 32] {
     want
 }
 
+/// A 16-word product on a powered model of `C` after `disturb` (what another user left behind):
+/// it must be right and free of protocol violations. Returns the driver for further checks.
+fn multiply_after<C: Chip>(disturb: fn(&mut Esp32RsaModel<C>)) -> Esp32Rsa<Esp32RsaModel<C>, C> {
+    let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::powered());
+    disturb(rsa.mmio_mut());
+    let (x, y) = operands(16, 0x5EED);
+    let mut got = [0u32; 32];
+    let result = rsa.multiply(&x[..16], &y[..16], &mut got);
+    assert_eq!(result, Ok(()), "{}", C::NAME);
+    assert_eq!(got, software_product(&x[..16], &y[..16]), "{}", C::NAME);
+    assert_eq!(rsa.mmio().violations(), 0, "{}", C::NAME);
+    rsa
+}
+
 /// A pending interrupt left by another user (on V1 it would end the done poll at once, before
 /// the product is there): the driver clears it before the start. The strict model rejects a
 /// start with the interrupt pending (`InterruptNotCleared`), so a driver that does not clear it
 /// fails here.
-fn check_stale_interrupt<C: Chip>() {
-    let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::powered());
-    rsa.mmio_mut().inject_stale_interrupt();
-    let (x, y) = operands(16, 0x5EED);
-    let mut got = [0u32; 32];
-    assert_eq!(
-        rsa.multiply(&x[..16], &y[..16], &mut got),
-        Ok(()),
-        "{}",
-        C::NAME
-    );
-    assert_eq!(got, software_product(&x[..16], &y[..16]), "{}", C::NAME);
-    assert_eq!(rsa.mmio().violations(), 0, "{}", C::NAME);
-}
-
 #[test]
 fn driver_clears_a_stale_interrupt_before_starting() {
-    check_stale_interrupt::<Esp32>();
-    check_stale_interrupt::<Esp32S3>();
-    check_stale_interrupt::<Esp32C3>();
-    check_stale_interrupt::<Esp32C6>();
+    multiply_after::<Esp32>(Esp32RsaModel::inject_stale_interrupt);
+    multiply_after::<Esp32S3>(Esp32RsaModel::inject_stale_interrupt);
+    multiply_after::<Esp32C3>(Esp32RsaModel::inject_stale_interrupt);
+    multiply_after::<Esp32C6>(Esp32RsaModel::inject_stale_interrupt);
 }
 
 /// Another user's operation still running at the start (V2/V3, which have an IDLE flag): the
 /// driver waits for it, then clears its interrupt. Writing the mode or operands at once would be
 /// `WriteWhileBusy` in the strict model.
-fn check_foreign_operation<C: Chip>() {
-    let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::powered());
-    rsa.mmio_mut().start_foreign_multiplication();
-    let (x, y) = operands(16, 0xF0E1);
-    let mut got = [0u32; 32];
-    assert_eq!(
-        rsa.multiply(&x[..16], &y[..16], &mut got),
-        Ok(()),
-        "{}",
-        C::NAME
-    );
-    assert_eq!(got, software_product(&x[..16], &y[..16]), "{}", C::NAME);
-    assert_eq!(rsa.mmio().violations(), 0, "{}", C::NAME);
-    assert!(
-        rsa.mmio().stats().busy_polls > 0,
-        "{}: did not wait",
-        C::NAME
-    );
-}
-
 #[test]
 fn driver_waits_for_a_foreign_operation_to_end() {
-    check_foreign_operation::<Esp32S2>();
-    check_foreign_operation::<Esp32S3>();
-    check_foreign_operation::<Esp32C3>();
-    check_foreign_operation::<Esp32H2>();
+    fn check<C: Chip>() {
+        let rsa = multiply_after::<C>(Esp32RsaModel::start_foreign_multiplication);
+        assert!(rsa.mmio().stats().busy_polls > 0, "{}: no wait", C::NAME);
+    }
+    check::<Esp32S2>();
+    check::<Esp32S3>();
+    check::<Esp32C3>();
+    check::<Esp32H2>();
 }
 
 /// A peripheral that never finishes: the done poll gives up after [`POLL_LIMIT`] reads with
