@@ -491,15 +491,14 @@ fn interpolate_and_fold<const L: usize>(rows: &[[u16; L]; PRODUCT_ROWS]) -> Poly
     // 16 coefficient rows at a time, with a small stack: transpose them to one array per
     // point, interpolate lane-wise (vectorisable), and add each block into a 16-aligned run
     // of the output.
-    let mut points = [[0u16; LEAF]; POINTS];
-    let mut blocks = [[0u16; LEAF]; POINTS];
     for (chunk, chunk_rows) in rows.chunks_exact(LEAF).enumerate() {
-        // Every entry of `points` and `blocks` is overwritten for each chunk.
+        let mut points = [[0u16; LEAF]; POINTS];
         for (lane, row) in chunk_rows.iter().enumerate() {
             for (point, &w) in points.iter_mut().zip(row) {
                 point[lane] = w;
             }
         }
+        let mut blocks = [[0u16; LEAF]; POINTS];
         for lane in 0..LEAF {
             let c = interpolate_lane(core::array::from_fn(|p| points[p][lane]));
             for (block, ck) in blocks.iter_mut().zip(c) {
@@ -508,9 +507,6 @@ fn interpolate_and_fold<const L: usize>(rows: &[[u16; L]; PRODUCT_ROWS]) -> Poly
         }
         fold_chunk(&mut out, chunk * LEAF, &blocks);
     }
-    // The accumulated products are secret-derived (the result is the caller's to wipe).
-    points.as_flattened_mut().zeroize();
-    blocks.as_flattened_mut().zeroize();
     out
 }
 

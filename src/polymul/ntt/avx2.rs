@@ -431,10 +431,10 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
             *v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(chunk.as_ptr().cast()));
         }
         forward_pass_1::<true>(&mut t);
-        let mut w = [_mm256_setzero_si256(); 8];
         for c in 0..4 {
-            w = core::array::from_fn(|k| t[8 * c + k]);
-            forward_layers_4_to_6(&mut w, c);
+            // In place in `t`, so that the only copy of the transform on the stack is `t`.
+            let w: &mut [__m256i; 8] = (&mut t[8 * c..8 * c + 8]).try_into().unwrap();
+            forward_layers_4_to_6(w, c);
             for (h, &x) in w.iter().enumerate() {
                 let slot = 8 * c + h;
                 // Canonical b and ζ·b per 128-bit block, then the four columns: column i is
@@ -454,7 +454,6 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
         }
         // Wipe the secret's transform from the stack.
         wipe(&mut t);
-        wipe(&mut w);
     }
 }
 
@@ -551,9 +550,10 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
         let mut t = [_mm256_setzero_si256(); 32];
-        let mut w = [_mm256_setzero_si256(); 8];
         for c in 0..4 {
-            w = core::array::from_fn(|h| {
+            // In place in `t` (wiped below), as in `prepare_avx2`.
+            let w: &mut [__m256i; 8] = (&mut t[8 * c..8 * c + 8]).try_into().unwrap();
+            *w = core::array::from_fn(|h| {
                 // Slot 8c + h: half h & 1 of accumulator group 4c + h / 2 (see `basemul_slot`).
                 let sums = &acc[16 * (4 * c + (h >> 1)) + 4 * (h & 1)..][..12];
                 join_high(
@@ -561,8 +561,7 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
                     reduce64(load_i64(&sums[8..])),
                 )
             });
-            inverse_layers_6_to_4(&mut w, c);
-            t[8 * c..8 * c + 8].copy_from_slice(&w);
+            inverse_layers_6_to_4(w, c);
         }
         let mut out = Poly::ZERO;
         let low16 = _mm256_set1_epi32(0xFFFF);
@@ -582,7 +581,6 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
         }
         // The accumulated sums are secret-derived: wipe their transforms from the stack.
         wipe(&mut t);
-        wipe(&mut w);
         wipe(&mut v);
         out
     }
