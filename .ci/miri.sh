@@ -7,16 +7,27 @@
 #
 # Needs the nightly toolchain with the `miri` and `rust-src` components. This script does not
 # download toolchain components (only package registries are reachable from CI machines by
-# design); where they are missing it prints SKIP and exits 0, or fails if MIRI_REQUIRED=1.
+# design). Where they are missing it prints a line starting with "SKIPPED: miri" (and adds it
+# to $GITHUB_STEP_SUMMARY when that is set) and exits 0, or fails with MIRI_REQUIRED=1.
 # On a machine with them: ~1 min for the Miri sysroot, then a few minutes of tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! cargo +nightly miri --version >/dev/null 2>&1 ||
     ! rustup +nightly component list --installed 2>/dev/null | grep -q '^rust-src'; then
-    echo "miri.sh: SKIP: nightly with the miri and rust-src components is not installed"
-    echo "         (rustup component add miri rust-src --toolchain nightly)"
-    [[ "${MIRI_REQUIRED:-0}" == 1 ]] && exit 1
+    reason="nightly with the miri and rust-src components is not installed"
+    hint="rustup component add miri rust-src --toolchain nightly"
+    if [[ "${MIRI_REQUIRED:-0}" == 1 ]]; then
+        echo "FAILED: miri ($reason; MIRI_REQUIRED=1; $hint)" >&2
+        exit 1
+    fi
+    # Framed so that it stands out in a CI log; nothing was checked.
+    echo "################################################################################"
+    echo "SKIPPED: miri ($reason; $hint)"
+    echo "################################################################################"
+    if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
+        echo "SKIPPED: miri ($reason)" >>"$GITHUB_STEP_SUMMARY"
+    fi
     exit 0
 fi
 cargo +nightly miri --version

@@ -1,13 +1,15 @@
 //! The ESP32 RSA driver on the strict host model: products of every accepted length on every
-//! register generation, the power-up sequence, the protocol errors the model must reject, and the
-//! multiplication counts of the Kronecker backend.
+//! register generation, the power-up sequence, the protocol errors the model must reject, what
+//! the driver does with a stale interrupt, a foreign operation and a peripheral that never
+//! finishes, and the multiplication counts of the Kronecker backend.
 
 use saber_kem::hw::Mmio;
 use saber_kem::hw::esp32_model::{
-    Esp32RsaModel, Violation, enable_clock_and_memory, kronecker_on_model,
+    ENDLESS_POLLS, Esp32RsaModel, Violation, enable_clock_and_memory, kronecker_on_model,
 };
 use saber_kem::hw::esp32_rsa::{
-    Chip, Esp32, Esp32C3, Esp32C6, Esp32H2, Esp32Rsa, Esp32S2, Esp32S3, Generation, offsets,
+    Chip, Esp32, Esp32C3, Esp32C6, Esp32H2, Esp32Rsa, Esp32S2, Esp32S3, Generation, POLL_LIMIT,
+    RsaError, offsets,
 };
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
@@ -44,7 +46,8 @@ fn check_all_lengths<C: Chip>() {
         let (x, y) = operands(n, n as u64 * 0x9E37_79B9);
         let mut got = [0u32; 128];
         let mut want = [0u32; 128];
-        rsa.multiply(&x[..n], &y[..n], &mut got[..2 * n]);
+        rsa.multiply(&x[..n], &y[..n], &mut got[..2 * n])
+            .expect("accepted length");
         SoftwareBigMul::<64>.mul(&x[..n], &y[..n], &mut want[..2 * n]);
         assert_eq!(got[..2 * n], want[..2 * n], "{} n = {n}", C::NAME);
         assert!(
@@ -75,33 +78,42 @@ fn driver_multiplies_every_accepted_length_on_every_chip() {
 }
 
 #[test]
-#[should_panic(expected = "not supported")]
-fn driver_rejects_lengths_the_esp32_cannot_multiply() {
+fn driver_rejects_lengths_the_chip_cannot_multiply() {
     let mut rsa = Esp32Rsa::<_, Esp32>::new(Esp32RsaModel::<Esp32>::powered());
-    rsa.multiply(&[1; 20], &[1; 20], &mut [0; 40]);
-}
-
-#[test]
-#[should_panic(expected = "not supported")]
-fn driver_rejects_c3_operands_over_1536_bits() {
-    let mut rsa = Esp32Rsa::<_, Esp32C3>::new(Esp32RsaModel::<Esp32C3>::powered());
-    rsa.multiply(&[1; 49], &[1; 49], &mut [0; 98]);
+    let mut product = [7; 40];
+    assert_eq!(
+        rsa.multiply(&[1; 20], &[1; 20], &mut product),
+        Err(RsaError::UnsupportedLength)
+    );
+    assert_eq!(product, [0; 40]);
+    let mut c3 = Esp32Rsa::<_, Esp32C3>::new(Esp32RsaModel::<Esp32C3>::powered());
+    let too_long = c3.multiply(&[1; 49], &[1; 49], &mut [0; 98]);
+    assert_eq!(too_long, Err(RsaError::UnsupportedLength), "over 1536 bits");
+    let short_product = c3.multiply(&[1; 4], &[1; 4], &mut [0; 7]);
+    assert_eq!(short_product, Err(RsaError::UnsupportedLength));
+    let unequal = c3.multiply(&[1; 4], &[1; 5], &mut [0; 8]);
+    assert_eq!(unequal, Err(RsaError::UnsupportedLength));
+    assert_eq!(
+        c3.mmio().stats().writes,
+        0,
+        "nothing reached the peripheral"
+    );
 }
 
 fn check_power_up<C: Chip>() {
     // Without the power-up sequence, the first access is rejected (the strict model panics).
     let cold = std::panic::catch_unwind(|| {
         let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::cold());
-        rsa.multiply(&[3; 16], &[5; 16], &mut [0; 32]);
+        let _ = rsa.multiply(&[3; 16], &[5; 16], &mut [0; 32]);
     });
     let message = cold.expect_err("a cold peripheral must be rejected");
     let message = message.downcast_ref::<String>().expect("panic message");
     assert!(message.contains("Unpowered"), "{}: {message}", C::NAME);
 
     let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::cold());
-    enable_clock_and_memory(&mut rsa);
+    assert_eq!(enable_clock_and_memory(&mut rsa), Ok(()), "{}", C::NAME);
     let mut product = [0u32; 32];
-    rsa.multiply(&[3; 16], &[5; 16], &mut product);
+    assert_eq!(rsa.multiply(&[3; 16], &[5; 16], &mut product), Ok(()));
     let mut want = [0u32; 32];
     SoftwareBigMul::<64>.mul(&[3; 16], &[5; 16], &mut want);
     assert_eq!(product, want, "{}", C::NAME);
@@ -224,6 +236,170 @@ fn model_rejects_protocol_errors() {
     assert_eq!(c3.last(), Some(Violation::UnknownAddress));
     c3.model.read(C3_X(0) + 2);
     assert_eq!(c3.last(), Some(Violation::Misaligned));
+}
+
+/// `x · y` by the software engine, for 16-word operands.
+fn software_product(x: &[u32], y: &[u32]) -> [u32; 32] {
+    let mut want = [0u32; 32];
+    SoftwareBigMul::<64>.mul(x, y, &mut want);
+    want
+}
+
+/// A 16-word product on a powered model of `C` after `disturb` (what another user left behind):
+/// it must be right and free of protocol violations. Returns the driver for further checks.
+fn multiply_after<C: Chip>(disturb: fn(&mut Esp32RsaModel<C>)) -> Esp32Rsa<Esp32RsaModel<C>, C> {
+    let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::powered());
+    disturb(rsa.mmio_mut());
+    let (x, y) = operands(16, 0x5EED);
+    let mut got = [0u32; 32];
+    let result = rsa.multiply(&x[..16], &y[..16], &mut got);
+    assert_eq!(result, Ok(()), "{}", C::NAME);
+    assert_eq!(got, software_product(&x[..16], &y[..16]), "{}", C::NAME);
+    assert_eq!(rsa.mmio().violations(), 0, "{}", C::NAME);
+    rsa
+}
+
+/// A pending interrupt left by another user (on V1 it would end the done poll at once, before
+/// the product is there): the driver clears it before the start. The strict model rejects a
+/// start with the interrupt pending (`InterruptNotCleared`), so a driver that does not clear it
+/// fails here.
+#[test]
+fn driver_clears_a_stale_interrupt_before_starting() {
+    multiply_after::<Esp32>(Esp32RsaModel::inject_stale_interrupt);
+    multiply_after::<Esp32S3>(Esp32RsaModel::inject_stale_interrupt);
+    multiply_after::<Esp32C3>(Esp32RsaModel::inject_stale_interrupt);
+    multiply_after::<Esp32C6>(Esp32RsaModel::inject_stale_interrupt);
+}
+
+/// Another user's operation still running at the start (V2/V3, which have an IDLE flag): the
+/// driver waits for it, then clears its interrupt. Writing the mode or operands at once would be
+/// `WriteWhileBusy` in the strict model.
+#[test]
+fn driver_waits_for_a_foreign_operation_to_end() {
+    fn check<C: Chip>() {
+        let rsa = multiply_after::<C>(Esp32RsaModel::start_foreign_multiplication);
+        assert!(rsa.mmio().stats().busy_polls > 0, "{}: no wait", C::NAME);
+    }
+    check::<Esp32S2>();
+    check::<Esp32S3>();
+    check::<Esp32C3>();
+    check::<Esp32H2>();
+}
+
+/// A peripheral that never finishes: the done poll gives up after [`POLL_LIMIT`] reads with
+/// `Timeout` and an all-zero product; the next call finds the operation still running and gives
+/// up with `Busy`; once the peripheral finishes, the driver waits for the old operation, wipes
+/// its operands and multiplies again. A driver that polls without bound makes the model panic
+/// (`EndlessPoll`, after [`ENDLESS_POLLS`] reads) instead of hanging the test.
+fn check_stalled_peripheral<C: Chip>() {
+    let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::powered());
+    rsa.mmio_mut().set_stalled(true);
+    let (x, y) = operands(16, 0x57A1);
+    let mut got = [0xA5A5_A5A5u32; 32];
+    let result = rsa.multiply(&x[..16], &y[..16], &mut got);
+    assert_eq!(result, Err(RsaError::Timeout), "{}", C::NAME);
+    assert_eq!(got, [0; 32], "{}: a failed product must be zeros", C::NAME);
+    assert_eq!(rsa.mmio().stats().busy_polls, u64::from(POLL_LIMIT));
+    got = [0xA5A5_A5A5; 32];
+    let result = rsa.multiply(&x[..16], &y[..16], &mut got);
+    assert_eq!(result, Err(RsaError::Busy), "{}", C::NAME);
+    assert_eq!(got, [0; 32], "{}", C::NAME);
+    assert_eq!(rsa.mmio().stats().busy_polls, 2 * u64::from(POLL_LIMIT));
+    assert_eq!(rsa.mmio().stats().multiplications(), 1, "{}", C::NAME);
+
+    rsa.mmio_mut().set_stalled(false);
+    let (x, y) = operands(16, 0x57A2);
+    assert_eq!(
+        rsa.multiply(&x[..16], &y[..16], &mut got),
+        Ok(()),
+        "{}",
+        C::NAME
+    );
+    assert_eq!(got, software_product(&x[..16], &y[..16]), "{}", C::NAME);
+    assert!(
+        !rsa.mmio().memories_hold_data(),
+        "{}: the timed-out operands were left behind",
+        C::NAME
+    );
+    assert_eq!(rsa.mmio().violations(), 0, "{}", C::NAME);
+}
+
+#[test]
+fn driver_gives_up_on_a_peripheral_that_never_finishes() {
+    check_stalled_peripheral::<Esp32>();
+    check_stalled_peripheral::<Esp32S3>();
+    check_stalled_peripheral::<Esp32C3>();
+}
+
+fn check_memory_never_initialised<C: Chip>() {
+    let mut rsa = Esp32Rsa::<_, C>::new(Esp32RsaModel::<C>::cold());
+    rsa.mmio_mut().set_stalled(true);
+    assert_eq!(
+        enable_clock_and_memory(&mut rsa),
+        Err(RsaError::NotInitialised),
+        "{}",
+        C::NAME
+    );
+    rsa.mmio_mut().set_stalled(false);
+    assert_eq!(rsa.wait_until_clean(), Ok(()), "{}", C::NAME);
+    assert_eq!(rsa.mmio().violations(), 0, "{}", C::NAME);
+}
+
+#[test]
+fn power_up_gives_up_when_the_memories_never_initialise() {
+    check_memory_never_initialised::<Esp32>();
+    check_memory_never_initialised::<Esp32S3>();
+    check_memory_never_initialised::<Esp32C3>();
+    check_memory_never_initialised::<Esp32C6>();
+}
+
+/// The model's watchdog: a poll without bound is stopped with a panic, also when violations are
+/// only counted.
+#[test]
+fn model_stops_a_poll_without_bound() {
+    let mut raw = Raw::<Esp32C3>::new();
+    raw.model.set_stalled(true);
+    raw.mode(2 * 8 - 1);
+    raw.start();
+    let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| raw.wait()));
+    let message = stopped.expect_err("an endless poll must be stopped");
+    let message = message.downcast_ref::<String>().expect("panic message");
+    assert!(message.contains("EndlessPoll"), "{message}");
+    assert_eq!(raw.model.stats().busy_polls, ENDLESS_POLLS + 1);
+}
+
+/// Through the Kronecker backend ([`BigMul`] cannot return an error): after a timeout the
+/// products come from the software engine, so results stay correct; the first error is kept and
+/// the peripheral left alone until `take_fault`, after which it is used again.
+#[test]
+fn kronecker_backend_falls_back_to_software_until_the_fault_is_taken() {
+    let (a, s) = sample_inputs();
+    let want = Schoolbook.mul(&a, &s).coeffs.map(|c| c & 0x1fff);
+    let mut backend = kronecker_on_model::<Esp32C3>();
+    let starts = |b: &saber_kem::hw::esp32_model::ModelKronecker<Esp32C3>| {
+        b.engine().mmio().stats().multiplications() as usize
+    };
+    backend.engine_mut().mmio_mut().set_stalled(true);
+    let got = backend.mul(&a, &s).coeffs.map(|c| c & 0x1fff);
+    assert_eq!(got, want, "product with a stalled peripheral");
+    assert_eq!(backend.engine().fault(), Some(RsaError::Timeout));
+    assert_eq!(starts(&backend), 1, "no start after the fault");
+
+    backend.engine_mut().mmio_mut().set_stalled(false);
+    let got = backend.mul(&a, &s).coeffs.map(|c| c & 0x1fff);
+    assert_eq!(got, want);
+    assert_eq!(backend.engine().fault(), Some(RsaError::Timeout), "kept");
+    assert_eq!(starts(&backend), 1, "still software only");
+
+    assert_eq!(backend.engine_mut().take_fault(), Some(RsaError::Timeout));
+    let got = backend.mul(&a, &s).coeffs.map(|c| c & 0x1fff);
+    assert_eq!(got, want);
+    assert_eq!(backend.engine().fault(), None);
+    let per_product =
+        Kronecker::<Esp32Rsa<Esp32RsaModel<Esp32C3>, Esp32C3>>::MULTIPLICATIONS_PER_PRODUCT;
+    assert_eq!(starts(&backend), 1 + per_product, "the peripheral again");
+    assert_eq!(backend.engine().mmio().violations(), 0);
+    assert!(!backend.engine().mmio().memories_hold_data());
 }
 
 #[allow(non_snake_case)]

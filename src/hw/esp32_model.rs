@@ -16,7 +16,15 @@
 //!   completion's interrupt is still pending;
 //! - reading the memories after a start before the done flag was observed;
 //! - touching the modular-arithmetic registers (M', modexp/modmult starts), which this backend
-//!   never needs.
+//!   never needs;
+//! - a poll without bound: more than [`ENDLESS_POLLS`] consecutive reads of a status register
+//!   that reports "not yet" (always a panic, as the driver would otherwise hang the test).
+//!
+//! It also simulates what another user or a broken peripheral leaves behind:
+//! [`Esp32RsaModel::inject_stale_interrupt`] (a completion whose interrupt was never cleared),
+//! [`Esp32RsaModel::start_foreign_multiplication`] (an operation still running when the driver
+//! starts) and [`Esp32RsaModel::set_stalled`] (operations and memory initialisation that never
+//! finish).
 //!
 //! By default a violation panics (with its kind), so a test fails at the offending access;
 //! [`Esp32RsaModel::set_panic_on_violation`] switches to counting, for negative tests.
@@ -28,7 +36,7 @@
 use core::marker::PhantomData;
 
 use crate::hw::Mmio;
-use crate::hw::esp32_rsa::{Chip, Esp32Rsa, Generation, offsets};
+use crate::hw::esp32_rsa::{Chip, Esp32Rsa, Generation, RsaError, offsets};
 use crate::polymul::Kronecker;
 
 /// A protocol error detected by the model.
@@ -58,6 +66,8 @@ pub enum Violation {
     ReadBeforeDone,
     /// Access to a register plain multiplication does not use (modular operations, unknown).
     UnsupportedRegister,
+    /// More than [`ENDLESS_POLLS`] consecutive "not yet" reads of a status register.
+    EndlessPoll,
 }
 
 /// Counters kept by the model.
@@ -148,6 +158,9 @@ fn power_conditions(chip: &str) -> &'static [PowerCondition] {
 const LATENCY_POLLS: u32 = 2;
 /// CLEAN reads that report "not yet" after power-up.
 const CLEAN_POLLS: u32 = 2;
+/// Consecutive "not yet" status reads after which the model reports [`Violation::EndlessPoll`]:
+/// well above the driver's bound, so only a poll without one gets there.
+pub const ENDLESS_POLLS: u64 = 4 * crate::hw::esp32_rsa::POLL_LIMIT as u64;
 
 /// The model of chip `C`'s RSA accelerator.
 #[derive(Clone, Debug)]
@@ -158,6 +171,10 @@ pub struct Esp32RsaModel<C: Chip> {
     state: State,
     interrupt_pending: bool,
     clean_polls_left: u32,
+    /// Operations and memory initialisation never finish.
+    stalled: bool,
+    /// Consecutive status reads that reported "not yet".
+    polls_without_progress: u64,
     system: [u32; 3],
     powered: bool,
     panic_on_violation: bool,
@@ -187,6 +204,8 @@ impl<C: Chip> Esp32RsaModel<C> {
             state: State::Idle,
             interrupt_pending: false,
             clean_polls_left: 0,
+            stalled: false,
+            polls_without_progress: 0,
             system,
             powered: false,
             panic_on_violation: true,
@@ -235,6 +254,29 @@ impl<C: Chip> Esp32RsaModel<C> {
         self.stats = ModelStats::ZERO;
     }
 
+    /// Another user's multiplication completed and its interrupt was never cleared: the
+    /// interrupt is pending, and on V1 the done flag reads 1 before any start.
+    pub fn inject_stale_interrupt(&mut self) {
+        self.interrupt_pending = true;
+    }
+
+    /// Another user starts a 16-word multiplication (of whatever the memories hold) just
+    /// before the driver: the peripheral is busy for a few status reads, then completes with its
+    /// interrupt pending. Not counted in [`ModelStats`].
+    pub fn start_foreign_multiplication(&mut self) {
+        self.mode = match C::LAYOUT.generation {
+            Generation::V1 => 9,
+            Generation::V2 | Generation::V3 => 2 * 16 - 1,
+        };
+        self.state = State::Busy(LATENCY_POLLS);
+    }
+
+    /// From now on (`true`), a started operation and the memory initialisation after power-up
+    /// never finish; `false` lets them finish again.
+    pub fn set_stalled(&mut self, stalled: bool) {
+        self.stalled = stalled;
+    }
+
     /// Whether any word of the operand memories is non-zero (for checking that secrets are
     /// cleared after use).
     pub fn memories_hold_data(&self) -> bool {
@@ -245,9 +287,17 @@ impl<C: Chip> Esp32RsaModel<C> {
         self.violations = self.violations.saturating_add(1);
         self.last_violation = Some(kind);
         assert!(
-            !self.panic_on_violation,
+            !self.panic_on_violation && kind != Violation::EndlessPoll,
             "ESP32 RSA protocol violation: {kind:?}"
         );
+    }
+
+    /// Counts a status read that reported "not yet".
+    fn no_progress(&mut self) {
+        self.polls_without_progress += 1;
+        if self.polls_without_progress > ENDLESS_POLLS {
+            self.violation(Violation::EndlessPoll);
+        }
     }
 
     fn update_power(&mut self) {
@@ -326,13 +376,14 @@ impl<C: Chip> Esp32RsaModel<C> {
     /// Reads of the done flag: "busy" for a few reads after a start, then completion.
     fn read_done_flag(&mut self) -> u32 {
         match self.state {
-            State::Busy(0) => {
+            State::Busy(0) if !self.stalled => {
                 self.complete();
                 1
             }
             State::Busy(left) => {
-                self.state = State::Busy(left - 1);
+                self.state = State::Busy(left.saturating_sub(1));
                 self.stats.busy_polls += 1;
+                self.no_progress();
                 0
             }
             State::Idle | State::Done => match C::LAYOUT.generation {
@@ -394,7 +445,10 @@ impl<C: Chip> Esp32RsaModel<C> {
 
     fn read_clean(&mut self) -> u32 {
         if self.clean_polls_left > 0 {
-            self.clean_polls_left -= 1;
+            if !self.stalled {
+                self.clean_polls_left -= 1;
+            }
+            self.no_progress();
             0
         } else {
             1
@@ -437,6 +491,23 @@ impl<C: Chip> Esp32RsaModel<C> {
 impl<C: Chip> Mmio for Esp32RsaModel<C> {
     fn read(&mut self, address: usize) -> u32 {
         self.stats.reads += 1;
+        let progress_before = self.polls_without_progress;
+        let value = self.read_unrecorded(address);
+        if self.polls_without_progress == progress_before {
+            self.polls_without_progress = 0;
+        }
+        value
+    }
+
+    fn write(&mut self, address: usize, value: u32) {
+        self.polls_without_progress = 0;
+        self.write_unrecorded(address, value);
+    }
+}
+
+impl<C: Chip> Esp32RsaModel<C> {
+    /// [`Mmio::read`] apart from the poll watchdog.
+    fn read_unrecorded(&mut self, address: usize) -> u32 {
         if address & 3 != 0 {
             self.violation(Violation::Misaligned);
             return 0;
@@ -462,7 +533,8 @@ impl<C: Chip> Mmio for Esp32RsaModel<C> {
         }
     }
 
-    fn write(&mut self, address: usize, value: u32) {
+    /// [`Mmio::write`] apart from the poll watchdog.
+    fn write_unrecorded(&mut self, address: usize, value: u32) {
         self.stats.writes += 1;
         if address & 3 != 0 {
             return self.violation(Violation::Misaligned);
@@ -488,8 +560,10 @@ impl<C: Chip> Mmio for Esp32RsaModel<C> {
 }
 
 /// Runs the driver's power-up sequence on the model (safe here: nothing to race with).
-pub fn enable_clock_and_memory<C: Chip>(rsa: &mut Esp32Rsa<Esp32RsaModel<C>, C>) {
-    rsa.power_up();
+pub fn enable_clock_and_memory<C: Chip>(
+    rsa: &mut Esp32Rsa<Esp32RsaModel<C>, C>,
+) -> Result<(), RsaError> {
+    rsa.power_up()
 }
 
 /// The Kronecker backend on the model of chip `C`.

@@ -13,21 +13,50 @@
 //!
 //! # The multiplication protocol ([`Esp32Rsa::multiply`])
 //!
-//! 1. Write the mode (output length 2n words).
-//! 2. X → X_MEM[0..n) and zeros to X_MEM[n..2n); **Y → Z_MEM[n..2n)** (the operand-placement
+//! 1. Make sure the peripheral is idle (V2/V3: IDLE reads 1; on V1, which has no idle flag, only
+//!    an operation of ours that timed out can be waited for) and clear a pending interrupt
+//!    (V1: write 1 to INTERRUPT, which must then read 0; V2/V3: write 1 to INT_CLR 0x81C). A
+//!    flag left set by another user would otherwise end step 5 at once, before the product is
+//!    there.
+//! 2. Write the mode (output length 2n words).
+//! 3. X → X_MEM[0..n) and zeros to X_MEM[n..2n); **Y → Z_MEM[n..2n)** (the operand-placement
 //!    quirk: Y goes into the Z block at word offset n, not into Y_MEM) and zeros to Z_MEM[0..n).
 //!    The zeros are conservative: the hardware reads X as a 2n-word number.
-//! 3. Write 1 to the start register (MULT_START: 0x810 on V1, 0x814 on V2/V3).
-//! 4. Poll the done flag (V1: INTERRUPT reads 1; V2/V3: IDLE reads 1).
-//! 5. Read the product from Z_MEM[0..2n).
-//! 6. Clear the interrupt (V1: write 1 to INTERRUPT; V2/V3: write 1 to INT_CLR 0x81C).
-//! 7. Clear the operand blocks (X_MEM[0..n), Z_MEM[0..2n)): the operands and product are
+//! 4. Write 1 to the start register (MULT_START: 0x810 on V1, 0x814 on V2/V3).
+//! 5. Poll the done flag (V1: INTERRUPT reads 1; V2/V3: IDLE reads 1).
+//! 6. Read the product from Z_MEM[0..2n).
+//! 7. Clear the interrupt.
+//! 8. Clear the operand blocks (X_MEM[0..n), Z_MEM[0..2n)): the operands and product are
 //!    secret-derived and must not stay in the peripheral.
 //!
 //! Nothing is written while an operation is in flight; the memories are only read after the done
 //! flag was seen. The driver never touches the interrupt enable, the modular modes, or any register
 //! outside the RSA block, except in the explicit power-up call.
 //!
+//! Every poll (steps 1 and 5, and CLEAN after power-up) gives up after [`POLL_LIMIT`] reads with
+//! an [`RsaError`]; the product is then all zeros, never a stale or partial one. After a
+//! [`RsaError::Timeout`] the operands stay in the peripheral until the operation ends (the next
+//! call waits for it and clears all operand memory) or the block is reset.
+//!
+//! # One owner
+//!
+//! One [`Esp32Rsa`] owns the peripheral: it holds its [`Mmio`] handle by value, is neither `Clone`
+//! nor `Copy`, and every operation takes `&mut self`; the real-register handle
+//! (`volatile::VolatileMmio`) can only be made with an `unsafe` constructor whose contract is
+//! that nothing else uses the block. The checks of step 1 catch a user that left the peripheral
+//! busy or its interrupt pending (on V2/V3; on V1 only the pending interrupt), not one that runs
+//! concurrently.
+//!
+//! # Errors through [`BigMul`]
+//!
+//! [`BigMul::mul`] cannot return an error. When the peripheral fails there, the driver computes
+//! that product with the software engine ([`SoftwareBigMul`], constant time) instead, records the
+//! error ([`Esp32Rsa::fault`], [`Esp32Rsa::take_fault`]), and leaves the peripheral alone (software
+//! products only) until the error is taken. Results of [`crate::polymul::Kronecker`] on this
+//! driver are therefore always correct; `take_fault()` tells the application that the
+//! accelerator failed (and the operation ran at software speed), e.g. to reset it. Which engine
+//! ran depends on the peripheral's behaviour, not on secrets.
+
 //! # Clock, reset and memory power
 //!
 //! [`Esp32Rsa::new`] assumes the peripheral is clocked, out of reset, its memories powered and
@@ -66,7 +95,7 @@
 use core::marker::PhantomData;
 
 use crate::hw::Mmio;
-use crate::polymul::kronecker::BigMul;
+use crate::polymul::kronecker::{BigMul, SoftwareBigMul};
 
 /// Register generation of the RSA block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,7 +220,23 @@ impl RsaLayout {
     pub const fn word(&self, block: usize, i: usize) -> usize {
         self.base + block + 4 * i
     }
+
+    /// Whether the `count` words from `address` are aligned and all inside the four operand
+    /// memories (`base .. base + 0x800`). Computed without overflow: a span whose end does not
+    /// fit in `usize` (which, wrapped, could look small) is outside.
+    pub const fn contains_operand_words(&self, address: usize, count: usize) -> bool {
+        let Some(bytes) = count.checked_mul(4) else {
+            return false;
+        };
+        let Some(end) = address.checked_add(bytes) else {
+            return false;
+        };
+        address >= self.base && address & 3 == 0 && end <= self.base + OPERAND_MEMORY_BYTES
+    }
 }
+
+/// Bytes of the four operand memories (M, Z, Y, X) from the RSA base; the registers follow.
+const OPERAND_MEMORY_BYTES: usize = 0x800;
 
 /// One read-modify-write step of the power-up sequence: `reg = (reg | set) & !clear`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -361,13 +406,41 @@ cfg_if::cfg_if! {
     }
 }
 
+/// Status-register reads a poll makes before it gives up with an [`RsaError`]. A 2048-bit plain
+/// multiplication takes a few thousand peripheral cycles and memory initialisation about as long,
+/// so 2^20 reads (each at least one bus cycle) leave a wide margin; a peripheral that takes
+/// longer does not respond.
+pub const POLL_LIMIT: u32 = 1 << 20;
+
+/// Why the RSA accelerator did not multiply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RsaError {
+    /// Operand lengths the chip's plain multiplication does not accept
+    /// ([`RsaLayout::accepts_operand_words`]), or a product buffer that is not twice as long.
+    UnsupportedLength,
+    /// Before the start, an operation (another user's, or one of ours that timed out) was still
+    /// running after [`POLL_LIMIT`] polls.
+    Busy,
+    /// The interrupt flag still read 1 after it was cleared (V1): the peripheral does not respond.
+    InterruptStuck,
+    /// The done flag did not come within [`POLL_LIMIT`] polls after the start.
+    Timeout,
+    /// CLEAN did not report the operand memories initialised within [`POLL_LIMIT`] polls.
+    NotInitialised,
+}
+
 /// The RSA accelerator of chip `C`, accessed through `M`; a [`BigMul`] engine for
 /// [`crate::polymul::Kronecker`].
 ///
-/// Holds the MMIO handle, so exclusive use of the peripheral follows from `&mut self`.
+/// The only owner of the peripheral (module docs, "One owner"). An error of [`BigMul::mul`] is
+/// kept until [`Self::take_fault`], and products are computed in software meanwhile.
 #[derive(Debug)]
 pub struct Esp32Rsa<M: Mmio, C: Chip> {
     mmio: M,
+    /// The first error of a [`BigMul::mul`] not yet taken.
+    fault: Option<RsaError>,
+    /// An operation of ours was started and its end not yet seen (it timed out).
+    in_flight: bool,
     chip: PhantomData<C>,
 }
 
@@ -377,6 +450,8 @@ impl<M: Mmio, C: Chip> Esp32Rsa<M, C> {
     pub fn new(mmio: M) -> Self {
         Self {
             mmio,
+            fault: None,
+            in_flight: false,
             chip: PhantomData,
         }
     }
@@ -386,7 +461,7 @@ impl<M: Mmio, C: Chip> Esp32Rsa<M, C> {
         &self.mmio
     }
 
-    /// The MMIO handle, mutably.
+    /// The MMIO handle, mutably. Raw register access bypasses the driver's checks.
     pub fn mmio_mut(&mut self) -> &mut M {
         &mut self.mmio
     }
@@ -396,49 +471,121 @@ impl<M: Mmio, C: Chip> Esp32Rsa<M, C> {
         self.mmio
     }
 
+    /// The first error of a [`BigMul::mul`] since the last [`Self::take_fault`], if any: since
+    /// then, products through [`BigMul`] are computed in software.
+    pub fn fault(&self) -> Option<RsaError> {
+        self.fault
+    }
+
+    /// Returns and clears the recorded [`BigMul::mul`] error, so that the next multiplication
+    /// uses the peripheral again (waiting for, or giving up on, an operation that timed out).
+    pub fn take_fault(&mut self) -> Option<RsaError> {
+        self.fault.take()
+    }
+
     /// Runs [`Chip::POWER_UP`] and waits for CLEAN. Reached through the `unsafe`
     /// `volatile::enable_clock_and_memory` on hardware and the safe
     /// [`crate::hw::esp32_model::enable_clock_and_memory`] on the model.
-    pub(crate) fn power_up(&mut self) {
+    pub(crate) fn power_up(&mut self) -> Result<(), RsaError> {
         for step in C::POWER_UP {
             let value = self.mmio.read(step.address);
             self.mmio
                 .write(step.address, (value | step.set) & !step.clear);
         }
-        self.wait_until_clean();
+        if !C::POWER_UP.is_empty() {
+            // The sequence pulses the block's reset, which ends any operation.
+            self.in_flight = false;
+        }
+        self.wait_until_clean()
     }
 
-    /// Polls CLEAN until the operand memories are initialised (after reset or power-up).
-    pub fn wait_until_clean(&mut self) {
-        while self.mmio.read(C::LAYOUT.clean_register()) & 1 == 0 {}
+    /// Polls CLEAN until the operand memories are initialised (after reset or power-up), at most
+    /// [`POLL_LIMIT`] times.
+    pub fn wait_until_clean(&mut self) -> Result<(), RsaError> {
+        self.poll(C::LAYOUT.clean_register())
+            .then_some(())
+            .ok_or(RsaError::NotInitialised)
+    }
+
+    /// Whether bit 0 of `register` reads 1 within [`POLL_LIMIT`] reads.
+    fn poll(&mut self, register: usize) -> bool {
+        (0..POLL_LIMIT).any(|_| self.mmio.read(register) & 1 == 1)
     }
 
     /// `product = x · y` for `n`-word operands (`n` accepted by [`RsaLayout::accepts_operand_words`]),
-    /// `product` of `2n` words, following the protocol in the module docs.
-    ///
-    /// # Panics
-    /// If the lengths are not accepted by the chip (a programming error; lengths are public).
-    pub fn multiply(&mut self, x: &[u32], y: &[u32], product: &mut [u32]) {
+    /// `product` of `2n` words, following the protocol in the module docs. On an error `product`
+    /// is all zeros.
+    pub fn multiply(&mut self, x: &[u32], y: &[u32], product: &mut [u32]) -> Result<(), RsaError> {
+        let n = x.len();
+        let result = if C::LAYOUT.accepts_operand_words(n) && y.len() == n && product.len() == 2 * n
+        {
+            self.run_multiplication(x, y, product)
+        } else {
+            Err(RsaError::UnsupportedLength)
+        };
+        if result.is_err() {
+            product.fill(0);
+        }
+        result
+    }
+
+    /// Steps 1 to 8 of the protocol, on lengths already checked.
+    fn run_multiplication(
+        &mut self,
+        x: &[u32],
+        y: &[u32],
+        product: &mut [u32],
+    ) -> Result<(), RsaError> {
         let layout = C::LAYOUT;
         let n = x.len();
-        assert!(
-            layout.accepts_operand_words(n) && y.len() == n && product.len() == 2 * n,
-            "operand length not supported by the RSA accelerator"
-        );
-        let mmio = &mut self.mmio;
         let x_mem = layout.word(offsets::X_MEM, 0);
         let z_mem = layout.word(offsets::Z_MEM, 0);
+        self.wait_until_idle()?;
+        let mmio = &mut self.mmio;
+        mmio.write(layout.interrupt_clear_register(), 1);
+        if layout.generation == Generation::V1 && mmio.read(layout.done_register()) & 1 != 0 {
+            return Err(RsaError::InterruptStuck);
+        }
         mmio.write(layout.mode_register(), layout.mult_mode(n));
         mmio.write_words(x_mem, x);
         mmio.fill_words(x_mem + 4 * n, n, 0);
         mmio.fill_words(z_mem, n, 0);
         mmio.write_words(z_mem + 4 * n, y);
         mmio.write(layout.start_register(), 1);
-        while mmio.read(layout.done_register()) & 1 == 0 {}
+        self.in_flight = true;
+        if !self.poll(layout.done_register()) {
+            return Err(RsaError::Timeout);
+        }
+        self.in_flight = false;
+        let mmio = &mut self.mmio;
         mmio.read_words(z_mem, product);
         mmio.write(layout.interrupt_clear_register(), 1);
         mmio.fill_words(x_mem, n, 0);
         mmio.fill_words(z_mem, 2 * n, 0);
+        Ok(())
+    }
+
+    /// Step 1's wait: on V2/V3 until IDLE reads 1; on V1 (no idle flag) until an operation of
+    /// ours that timed out has raised its interrupt. Once that operation is over, its operands
+    /// are wiped from all of X_MEM and Z_MEM.
+    fn wait_until_idle(&mut self) -> Result<(), RsaError> {
+        let layout = C::LAYOUT;
+        let idle = match layout.generation {
+            Generation::V1 => !self.in_flight || self.poll(layout.done_register()),
+            Generation::V2 | Generation::V3 => self.poll(layout.done_register()),
+        };
+        if !idle {
+            return Err(RsaError::Busy);
+        }
+        if self.in_flight {
+            self.in_flight = false;
+            let words = layout.block_words;
+            self.mmio
+                .fill_words(layout.word(offsets::X_MEM, 0), words, 0);
+            self.mmio
+                .fill_words(layout.word(offsets::Z_MEM, 0), words, 0);
+        }
+        Ok(())
     }
 }
 
@@ -447,7 +594,81 @@ impl<M: Mmio, C: Chip> BigMul for Esp32Rsa<M, C> {
     const OPERAND_WORDS_GRANULE: usize = C::LAYOUT.mult_granule_words;
     const BACKEND_NAME: &'static str = C::BACKEND_NAME;
 
+    /// [`Esp32Rsa::multiply`]; on its error, and while an error is recorded (without touching
+    /// the peripheral), the software engine's product. The first error is kept for
+    /// [`Esp32Rsa::take_fault`].
     fn mul(&mut self, x: &[u32], y: &[u32], product: &mut [u32]) {
-        self.multiply(x, y, product);
+        if self.fault.is_none() {
+            match self.multiply(x, y, product) {
+                Ok(()) => return,
+                Err(error) => self.fault = Some(error),
+            }
+        }
+        SoftwareBigMul::<64>.mul(x, y, product);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operand_spans_inside_the_memories_are_accepted() {
+        for layout in [Esp32::LAYOUT, Esp32C3::LAYOUT, Esp32C6::LAYOUT] {
+            let base = layout.base;
+            assert!(layout.contains_operand_words(base, 0));
+            assert!(layout.contains_operand_words(base, 0x200));
+            assert!(layout.contains_operand_words(base + 0x7FC, 1));
+            assert!(layout.contains_operand_words(base + 0x800, 0));
+            assert!(layout.contains_operand_words(layout.word(offsets::X_MEM, 0), 128));
+        }
+    }
+
+    #[test]
+    fn operand_spans_outside_the_memories_are_rejected() {
+        for layout in [Esp32::LAYOUT, Esp32C3::LAYOUT, Esp32C6::LAYOUT] {
+            let base = layout.base;
+            // One word past the end, before the start, misaligned.
+            assert!(!layout.contains_operand_words(base, 0x201));
+            assert!(!layout.contains_operand_words(base + 0x7FC, 2));
+            assert!(!layout.contains_operand_words(base + 0x800, 1));
+            assert!(!layout.contains_operand_words(base - 4, 1));
+            assert!(!layout.contains_operand_words(base + 2, 1));
+        }
+    }
+
+    /// The check as it was, with the wrapping arithmetic of a release build.
+    fn wrapping_check(layout: RsaLayout, address: usize, count: usize) -> bool {
+        address >= layout.base
+            && address & 3 == 0
+            && address.wrapping_add(count.wrapping_mul(4)) <= layout.base + 0x800
+    }
+
+    /// Spans whose end overflows `usize`, so that `address + 4·count` with wrapping lands in the
+    /// memories (on 32-bit targets `count` ≥ 2^30 is enough; these values wrap on every target).
+    #[test]
+    fn operand_spans_that_overflow_are_rejected() {
+        for layout in [Esp32::LAYOUT, Esp32C3::LAYOUT, Esp32C6::LAYOUT] {
+            let base = layout.base;
+            let cases = [
+                // 4·count wraps to 0 and to 4.
+                (base, (usize::MAX >> 2) + 1),
+                (base, (usize::MAX >> 2) + 2),
+                // 4·count = 2^bits − 4 fits; address + 4·count wraps to address − 4.
+                (base + 4, usize::MAX >> 2),
+                // An address at the top of the address space whose span wraps to 4.
+                (usize::MAX - 3, 2),
+            ];
+            for (address, count) in cases {
+                assert!(
+                    wrapping_check(layout, address, count),
+                    "{address:#x} + 4·{count:#x} is not a wrapping case"
+                );
+                assert!(
+                    !layout.contains_operand_words(address, count),
+                    "{address:#x} + 4·{count:#x} accepted"
+                );
+            }
+        }
     }
 }

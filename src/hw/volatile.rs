@@ -9,13 +9,16 @@
 use core::marker::PhantomData;
 
 use crate::hw::Mmio;
-use crate::hw::esp32_rsa::{Chip, Esp32Rsa};
+use crate::hw::esp32_rsa::{Chip, Esp32Rsa, RsaError};
 use crate::polymul::Kronecker;
 
 /// Size in bytes of the RSA block's address window (four memories and the registers).
 const RSA_WINDOW: usize = 0x1000;
 
 /// Volatile access to the RSA accelerator of chip `C` at its real address.
+///
+/// Neither `Clone` nor `Copy`: the one value made by [`Self::new`] is the one handle on the
+/// peripheral (see "One owner" in [`crate::hw::esp32_rsa`]).
 #[derive(Debug)]
 pub struct VolatileMmio<C: Chip> {
     chip: PhantomData<C>,
@@ -34,11 +37,11 @@ impl<C: Chip> VolatileMmio<C> {
     }
 
     /// The first of `count` consecutive words from `address`, all inside the RSA block's
-    /// operand memories (panics otherwise).
+    /// operand memories (panics otherwise; [`crate::hw::esp32_rsa::RsaLayout::contains_operand_words`]
+    /// checks without overflow, so a huge `count` cannot wrap the span into range).
     fn checked_span(address: usize, count: usize) -> *mut u32 {
-        let base = C::LAYOUT.base;
         assert!(
-            address >= base && address & 3 == 0 && address + 4 * count <= base + 0x800,
+            C::LAYOUT.contains_operand_words(address, count),
             "span outside the RSA operand memories"
         );
         address as *mut u32
@@ -100,15 +103,17 @@ impl<C: Chip> Mmio for VolatileMmio<C> {
 
 /// Enables the RSA accelerator's clock, releases its reset, powers its memories, and waits until
 /// they are initialised (the steps of [`Chip::POWER_UP`], documented in
-/// [`crate::hw::esp32_rsa`]).
+/// [`crate::hw::esp32_rsa`]). Fails with [`RsaError::NotInitialised`] if CLEAN does not come.
 ///
 /// # Safety
 /// Read-modify-writes shared clock/reset/power registers of the SYSTEM/DPORT/PCR block: no other
 /// code (another driver, an interrupt handler, the other core) may modify these registers
 /// concurrently, and resetting the RSA block must be acceptable to the rest of the program
 /// (on the ESP32 this also releases the digital-signature reset).
-pub unsafe fn enable_clock_and_memory<C: Chip>(rsa: &mut Esp32Rsa<VolatileMmio<C>, C>) {
-    rsa.power_up();
+pub unsafe fn enable_clock_and_memory<C: Chip>(
+    rsa: &mut Esp32Rsa<VolatileMmio<C>, C>,
+) -> Result<(), RsaError> {
+    rsa.power_up()
 }
 
 /// The Kronecker backend on the chip selected with `--cfg saber_esp32_chip`.

@@ -281,16 +281,23 @@ fn add_point_products<const L: usize>(
 ) {
     let [q0, q1, q2, q3] = a;
     let [s0, s1, s2, s3, s4, s5, s6, s7, s8] = s;
-    add_part_product(acc, 0, q0, q1, [s0, s1, s2]);
-    add_part_product(acc, 1, q2, q3, [s3, s4, s5]);
+    // Scratch for the level-2 products, shared by the three parts (each overwrites all of it).
+    let mut part = [[0u16; L]; 4 * LEAF];
+    let mut middle = [[0u16; L]; 2 * LEAF];
+    add_part_product(acc, 0, q0, q1, [s0, s1, s2], &mut part, &mut middle);
+    add_part_product(acc, 1, q2, q3, [s3, s4, s5], &mut part, &mut middle);
     // Part 2 is the sum of the halves; the quarters are no longer needed.
     q0.add_assign(q2);
     q1.add_assign(q3);
-    add_part_product(acc, 2, q0, q1, [s6, s7, s8]);
+    add_part_product(acc, 2, q0, q1, [s6, s7, s8], &mut part, &mut middle);
+    // Products with the secret, wiped like the accumulator (as slices: one bulk fill each).
+    part.as_flattened_mut().zeroize();
+    middle.as_flattened_mut().zeroize();
 }
 
 /// Adds level-1 Karatsuba term `g` (see [`add_karatsuba_term`]) of `a · s` into `acc`, where
-/// `low` and `high` are the halves of that part of `a`, and `s` its three leaves.
+/// `low` and `high` are the halves of that part of `a`, and `s` its three leaves; `part` and
+/// `middle` are scratch space, overwritten entirely.
 ///
 /// Not inlined: three copies would only add code (several KiB on scalar targets).
 #[inline(never)]
@@ -300,18 +307,18 @@ fn add_part_product<const L: usize>(
     low: &Leaf<L>,
     high: &Leaf<L>,
     [s_low, s_high, s_sum]: [&Leaf<L>; 3],
+    part: &mut [[u16; L]; 4 * LEAF],
+    middle: &mut [[u16; L]; 2 * LEAF],
 ) {
     // Level 2: low·low and high·high go straight to their rows of the part product (63 rows
     // and a zero row)...
-    let mut part = [[0u16; L]; 4 * LEAF];
     let (part_low, part_high) = part.split_at_mut(2 * LEAF);
     leaf_product(part_low.try_into().unwrap(), low, s_low);
     leaf_product(part_high.try_into().unwrap(), high, s_high);
     // ...and the middle term is merged in place.
-    let mut middle = [[0u16; L]; 2 * LEAF];
-    leaf_product(&mut middle, &Leaf::sum(low, high), s_sum);
-    merge_middle(&mut part, &middle);
-    add_karatsuba_term(acc, &part, g);
+    leaf_product(middle, &Leaf::sum(low, high), s_sum);
+    merge_middle(part, middle);
+    add_karatsuba_term(acc, part, g);
 }
 
 /// Evaluates the polynomial with coefficients `coeff(0..256)` at the seven points: row `i` of

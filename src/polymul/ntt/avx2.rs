@@ -359,16 +359,32 @@ unsafe fn inverse_layers_3_to_1_scaled(v: &mut [__m256i; 8]) {
     }
 }
 
-/// Runs forward pass 1 over all of `t` (natural order, 32 registers).
+/// Runs forward pass 1 over all of `t` (natural order, 32 registers); with `SECRET`, the
+/// working registers' stack copy is wiped afterwards (the caller wipes `t`).
 #[inline(always)]
-unsafe fn forward_pass_1(t: &mut [__m256i; 32]) {
+unsafe fn forward_pass_1<const SECRET: bool>(t: &mut [__m256i; 32]) {
+    // SAFETY: AVX2 is present (caller contract).
+    let mut v = unsafe { [_mm256_setzero_si256(); 8] };
     for j in 0..4 {
-        let mut v = core::array::from_fn(|m| t[j + 4 * m]);
+        v = core::array::from_fn(|m| t[j + 4 * m]);
         // SAFETY: AVX2 is present (caller contract).
         unsafe { forward_layers_1_to_3(&mut v) };
         for (m, &x) in v.iter().enumerate() {
             t[j + 4 * m] = x;
         }
+    }
+    if SECRET {
+        // SAFETY: AVX2 is present (caller contract).
+        unsafe { wipe(&mut v) };
+    }
+}
+
+/// Overwrites the registers' stack copy (the transform of a secret, or a secret-derived sum).
+#[inline(always)]
+unsafe fn wipe(registers: &mut [__m256i]) {
+    for v in registers.iter_mut() {
+        // SAFETY: AVX2 is present (caller contract); `v` is a valid, aligned reference.
+        unsafe { core::ptr::write_volatile(v, _mm256_setzero_si256()) };
     }
 }
 
@@ -414,10 +430,11 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
             let chunk = &chunk[..8];
             *v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(chunk.as_ptr().cast()));
         }
-        forward_pass_1(&mut t);
+        forward_pass_1::<true>(&mut t);
         for c in 0..4 {
-            let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * c + k]);
-            forward_layers_4_to_6(&mut w, c);
+            // In place in `t`, so that the only copy of the transform on the stack is `t`.
+            let w: &mut [__m256i; 8] = (&mut t[8 * c..8 * c + 8]).try_into().unwrap();
+            forward_layers_4_to_6(w, c);
             for (h, &x) in w.iter().enumerate() {
                 let slot = 8 * c + h;
                 // Canonical b and ζ·b per 128-bit block, then the four columns: column i is
@@ -436,9 +453,7 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
             }
         }
         // Wipe the secret's transform from the stack.
-        for v in t.iter_mut() {
-            core::ptr::write_volatile(v, _mm256_setzero_si256());
-        }
+        wipe(&mut t);
     }
 }
 
@@ -455,7 +470,7 @@ unsafe fn load_public_pass_1(a: &Poly, t: &mut [__m256i; 32]) {
         };
     }
     // SAFETY: AVX2 is present (caller contract).
-    unsafe { forward_pass_1(t) };
+    unsafe { forward_pass_1::<false>(t) };
 }
 
 /// `acc += â ∘ ŝ` for the two blocks of NTT-domain register `slot` (â in `x`).
@@ -536,7 +551,9 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
     unsafe {
         let mut t = [_mm256_setzero_si256(); 32];
         for c in 0..4 {
-            let mut w: [__m256i; 8] = core::array::from_fn(|h| {
+            // In place in `t` (wiped below), as in `prepare_avx2`.
+            let w: &mut [__m256i; 8] = (&mut t[8 * c..8 * c + 8]).try_into().unwrap();
+            *w = core::array::from_fn(|h| {
                 // Slot 8c + h: half h & 1 of accumulator group 4c + h / 2 (see `basemul_slot`).
                 let sums = &acc[16 * (4 * c + (h >> 1)) + 4 * (h & 1)..][..12];
                 join_high(
@@ -544,13 +561,13 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
                     reduce64(load_i64(&sums[8..])),
                 )
             });
-            inverse_layers_6_to_4(&mut w, c);
-            t[8 * c..8 * c + 8].copy_from_slice(&w);
+            inverse_layers_6_to_4(w, c);
         }
         let mut out = Poly::ZERO;
         let low16 = _mm256_set1_epi32(0xFFFF);
+        let mut v = [_mm256_setzero_si256(); 8];
         for j in 0..4 {
-            let mut v: [__m256i; 8] = core::array::from_fn(|m| t[j + 4 * m]);
+            v = core::array::from_fn(|m| t[j + 4 * m]);
             inverse_layers_3_to_1_scaled(&mut v);
             for (m, &x) in v.iter().enumerate() {
                 let x = canonical_small(x);
@@ -562,9 +579,9 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
                 _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm256_castsi256_si128(packed));
             }
         }
-        for v in t.iter_mut() {
-            core::ptr::write_volatile(v, _mm256_setzero_si256());
-        }
+        // The accumulated sums are secret-derived: wipe their transforms from the stack.
+        wipe(&mut t);
+        wipe(&mut v);
         out
     }
 }
