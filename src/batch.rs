@@ -5,7 +5,7 @@
 //! round-3 operation it is a chain (one SHAKE128 stream for the whole matrix), so the way to
 //! spend fewer cycles on it is to run independent operations side by side: the SHA3-256,
 //! SHA3-512 and SHAKE128 calls of a group of eight operations are jobs of the lane runner
-//! ([`crate::keccak::lanes`]), eight lanes at a time on AVX-512 ([`MultiKeccak::new`]), four with
+//! (`crate::keccak::Multi`), eight lanes at a time on AVX-512 (`Multi::x8`), four with
 //! AVX2, and the polynomial arithmetic stays on the caller's [`PolyMul`] backend, one operation
 //! after the other. Batches of any size `N` are processed in groups of eight. Decapsulation,
 //! which repeats encryption, is batched too.
@@ -45,7 +45,7 @@
 //!
 //! # When multi-way Keccak is used
 //!
-//! Whenever the CPU has a vector implementation ([`MultiKeccak::is_vectorised`]: AVX-512 or
+//! Whenever the CPU has a vector implementation (`Multi::x8`, `Multi::x4`: AVX-512 or
 //! AVX2). Otherwise the hashes run one at a time through the same `sha3`/`shake` code as the
 //! single-operation API: the portable four-way permutation is no faster than four single ones
 //! (on x86-64 it is slower: four interleaved states need four times the registers;
@@ -66,8 +66,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use crate::ct::{bytes_equal, select_into};
 use crate::encoding::unpack;
-use crate::keccak::lanes::{self, Function, Job};
-use crate::keccak::{KeccakX4, LANES, MultiKeccak};
+use crate::keccak::{Function, Job, Multi, Single};
 use crate::kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};
 use crate::params::sizes::SEED_BYTES;
 use crate::params::{ByteArray, ParameterSet, Plus, Round3, Variant, plus_segments};
@@ -167,37 +166,42 @@ impl<T: AsMut<[u8]>, const K: usize> Drop for Wiped<T, K> {
 /// the single-operation code (see the module docs).
 #[derive(Clone, Copy)]
 struct Hasher {
-    keccak: MultiKeccak,
+    keccak: Option<Multi>,
 }
+
+/// The states of the four-way permutation.
+const LANES: usize = 4;
 
 impl Hasher {
     fn new() -> Self {
-        Self::with(MultiKeccak::new())
+        Self {
+            keccak: Multi::x8().or_else(Multi::x4),
+        }
     }
 
-    fn with(keccak: MultiKeccak) -> Self {
-        Self { keccak }
+    fn with(keccak: Multi) -> Self {
+        Self {
+            keccak: Some(keccak),
+        }
     }
 
     /// The hasher for a group of `count` operations: four AVX-512 lanes instead of eight for
     /// groups of up to four (an eight-way permutation costs more than a four-way one, and its
     /// extra lanes would idle).
     fn for_group(self, count: usize) -> Self {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if let (MultiKeccak::X8(_), true, Some(keccak)) =
-            (self.keccak, count <= LANES, KeccakX4::avx512())
-        {
-            return Self::with(keccak.into());
+        match (self.keccak, Multi::x4()) {
+            (Some(keccak), Some(x4)) if keccak.ways() == 8 && count <= LANES => Self::with(x4),
+            _ => self,
         }
-        let _ = count;
-        self
     }
 
     fn run<'a>(&self, jobs: impl IntoIterator<Item = Job<'a>>) {
-        if self.keccak.is_vectorised() {
-            lanes::run(self.keccak, jobs);
-        } else {
-            lanes::run_alone(jobs);
+        match self.keccak {
+            Some(keccak) => keccak.run(jobs),
+            None => {
+                let single = Single::fastest();
+                jobs.into_iter().for_each(|job| single.run(job));
+            }
         }
     }
 }
@@ -333,7 +337,9 @@ impl IndexedMatrixX4 {
     /// Row-major iteration over the `rank × rank` matrix for `seed_a`.
     pub fn new(seed_a: &[u8; 32], rank: usize) -> Self {
         Self {
-            hasher: Hasher::with(KeccakX4::new().into()),
+            hasher: Hasher {
+                keccak: Multi::x4(),
+            },
             seed: *seed_a,
             rank,
             next: 0,
@@ -433,7 +439,7 @@ fn secret_from_stream<const MU: usize>(
 /// `secret`, and, when `also = (x, h)` is given, h = SHA3-256(x) alongside (decapsulation's
 /// H(ct)). Same bytes as the one-at-a-time calls.
 fn sample_in_lanes<V: Variant, const L: usize, const MU: usize>(
-    keccak: KeccakX4,
+    keccak: Multi,
     seed_a: &[u8; 32],
     seed_s: &[u8; 32],
     also: Option<(&[u8], &mut [u8; 32])>,
@@ -442,8 +448,7 @@ fn sample_in_lanes<V: Variant, const L: usize, const MU: usize>(
 ) {
     let segments = V::secret_segments(L, MU);
     let mut stream = Wiped([[0u8; MAX_SECRET_STREAM]; 1]);
-    lanes::run(
-        keccak,
+    keccak.run(
         V::matrix_jobs(seed_a, L, matrix)
             .chain([Job::shake128(
                 seed_s,
@@ -458,7 +463,7 @@ fn sample_in_lanes<V: Variant, const L: usize, const MU: usize>(
 /// bytes as [`pke::keygen`].
 pub(crate) fn keygen_in_lanes<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
     backend: &mut B,
-    keccak: KeccakX4,
+    keccak: Multi,
     seed_a: &[u8; 32],
     seed_s: &[u8; 32],
     pk: &mut [u8],
@@ -482,7 +487,7 @@ pub(crate) fn encrypt_in_lanes<
     const ET: usize,
 >(
     backend: &mut B,
-    keccak: KeccakX4,
+    keccak: Multi,
     m: &[u8; 32],
     coins: &[u8; 32],
     pk: &[u8],
@@ -814,7 +819,7 @@ where
     #[cfg(feature = "hazmat")]
     pub fn generate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
-        keccak: MultiKeccak,
+        keccak: Multi,
         seeds: &[KeySeeds; N],
     ) -> [KeyPair<Self>; N] {
         let mut pairs = [Self::ZERO_PAIR; N];
@@ -892,7 +897,7 @@ where
     #[cfg(feature = "hazmat")]
     pub fn encapsulate_batch_deterministic_with<B: PolyMul, const N: usize>(
         backend: &mut B,
-        keccak: MultiKeccak,
+        keccak: Multi,
         keys: [&EncapsulationKey<Self>; N],
         ms: &[[u8; 32]; N],
     ) -> [(Ciphertext<Self>, SharedSecret); N] {
@@ -953,7 +958,7 @@ where
     #[cfg(feature = "hazmat")]
     pub fn decapsulate_batch_with_keccak<B: PolyMul, const N: usize>(
         backend: &mut B,
-        keccak: MultiKeccak,
+        keccak: Multi,
         pairs: [DecapsulationJob<'_, Self>; N],
     ) -> [SharedSecret; N] {
         Self::decapsulate_batch_on(backend, &Hasher::with(keccak), pairs)

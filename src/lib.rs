@@ -18,7 +18,13 @@ pub mod error;
 pub mod expanded;
 pub mod hash;
 pub mod hw;
+/// Keccak-f\[1600\] and the sponges (crate-internal; reachable with `hazmat` for tests,
+/// benchmarks and the embedded harness, unstable).
+#[cfg(feature = "hazmat")]
+#[doc(hidden)]
 pub mod keccak;
+#[cfg(not(feature = "hazmat"))]
+mod keccak;
 pub mod kem;
 #[cfg(feature = "kem")]
 pub mod kem_traits;
@@ -30,6 +36,10 @@ pub mod polymul;
 pub mod polyvec;
 pub mod sampling;
 
+/// The x86 instruction-set cap (unstable; for tests and benchmarks).
+#[cfg(all(feature = "hazmat", any(target_arch = "x86", target_arch = "x86_64")))]
+#[doc(hidden)]
+pub use cpu::{Isa, cap_isa, isa_cap};
 pub use error::Error;
 pub use expanded::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
 pub use kem::{Ciphertext, DecapsulationKey, EncapsulationKey, SaberKem, SharedSecret};

@@ -8,10 +8,7 @@ mod support;
 
 use proptest::prelude::*;
 use saber_kem::batch::KeySeeds;
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use saber_kem::keccak::KeccakX8;
-use saber_kem::keccak::lanes::{self, Function, Job};
-use saber_kem::keccak::{KeccakX4, MultiKeccak};
+use saber_kem::keccak::{Function, Job, Multi, Single};
 use saber_kem::{Ciphertext, ParameterSet, Plus, PolyMul, Round3, SaberKem, Variant};
 use sha3::Digest;
 use shake::{ExtendableOutput, Update, XofReader};
@@ -19,15 +16,18 @@ use support::drbg::{NistDrbg, kat_seeds};
 use support::kat::check;
 
 /// Every multi-way implementation this CPU runs.
-fn keccak_paths() -> Vec<MultiKeccak> {
-    let mut paths = vec![KeccakX4::portable().into()];
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    {
-        paths.extend(KeccakX4::avx2().map(MultiKeccak::from));
-        paths.extend(KeccakX4::avx512().map(MultiKeccak::from));
-        paths.extend(KeccakX8::avx512().map(MultiKeccak::X8));
-    }
-    paths
+fn keccak_paths() -> Vec<Multi> {
+    Multi::all().collect()
+}
+
+/// The fastest multi-way Keccak: eight-way on AVX-512, else the vector four-way one, else the
+/// portable four-way one (what the batch API's default is, but for the last, which it runs one
+/// job at a time).
+fn default_keccak() -> Multi {
+    Multi::x8()
+        .or_else(Multi::x4)
+        .or_else(|| Multi::all().next())
+        .expect("the portable four-way permutation exists on every target")
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -35,17 +35,20 @@ fn keccak_paths() -> Vec<MultiKeccak> {
 fn the_vector_paths_are_tested_on_machines_that_have_them() {
     let avx512 =
         std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
-    if std::is_x86_feature_detected!("avx2") {
-        assert!(KeccakX4::avx2().is_some());
-    }
-    assert_eq!(KeccakX4::avx512().is_some(), avx512);
-    assert_eq!(KeccakX8::avx512().is_some(), avx512);
+    let names: Vec<&str> = Multi::all().map(Multi::name).collect();
+    assert_eq!(
+        names.contains(&"avx2"),
+        std::is_x86_feature_detected!("avx2")
+    );
+    assert_eq!(names.contains(&"avx512"), avx512);
+    assert_eq!(Multi::x8().is_some(), avx512);
     if avx512 {
-        assert_eq!(KeccakX4::new().name(), "avx512");
-        assert_eq!(MultiKeccak::new().name(), "avx512x8");
+        assert_eq!(Multi::x4().map(Multi::name), Some("avx512"));
+        assert_eq!(Multi::x8().map(Multi::name), Some("avx512x8"));
+        assert_eq!(Single::fastest().name(), "x4-avx512");
     } else if std::is_x86_feature_detected!("avx2") {
-        assert_eq!(KeccakX4::new().name(), "avx2");
-        assert_eq!(MultiKeccak::new().name(), "avx2");
+        assert_eq!(Multi::x4().map(Multi::name), Some("avx2"));
+        assert_eq!(Single::fastest().name(), "crates");
     }
 }
 
@@ -90,7 +93,7 @@ proptest! {
             Function::Sha3_256 => 32,
             Function::Sha3_512 => 64,
         };
-        let mut runs: Vec<Option<MultiKeccak>> = keccak_paths().into_iter().map(Some).collect();
+        let mut runs: Vec<Option<Multi>> = keccak_paths().into_iter().map(Some).collect();
         runs.push(None);
         for keccak in runs {
             let mut outputs: Vec<Vec<u8>> = jobs
@@ -105,8 +108,8 @@ proptest! {
                 }
             });
             match keccak {
-                Some(keccak) => lanes::run(keccak, list),
-                None => lanes::run_alone(list),
+                Some(keccak) => keccak.run(list),
+                None => list.for_each(|job| Single::fastest().run(job)),
             }
             let name = keccak.map_or("one by one", |k| k.name());
             for (&(function, head, tail, len), out) in jobs.iter().zip(&outputs) {
@@ -159,7 +162,7 @@ const KAT_BATCH: usize = 10;
 /// Keccak; decapsulation through the batch path too.
 fn kat_records_seeded<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
-    keccak: MultiKeccak,
+    keccak: Multi,
 ) -> Vec<String>
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
@@ -286,7 +289,7 @@ macro_rules! batch_kats {
                             &format!("{} (batch, seeded)", $name),
                             &kat_records_seeded::<$v, _, $l, $mu, $et>(
                                 &mut backend,
-                                MultiKeccak::new(),
+                                default_keccak(),
                             ),
                         );
                     }
@@ -368,7 +371,7 @@ fn batch_equals_single<
     });
     let ms: [[u8; 32]; N] = core::array::from_fn(|i| take32(128 * i + 96));
     let mut backend = saber_kem::DefaultPolyMul::default();
-    let keccak = MultiKeccak::new();
+    let keccak = default_keccak();
     let pairs =
         Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak, &seeds);
     let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(

@@ -10,8 +10,9 @@
 //! secret-tainted throughout, so the code is also shown to be constant time in them.
 //!
 //! The batch API likewise (batches of two, the default backend), on each multi-way Keccak path
-//! Valgrind runs: the portable one (hashes one at a time) and AVX2, both through the lane
-//! runner's jobs. Valgrind does not emulate AVX-512, so the AVX-512 Keccak (`keccak/avx512.rs`,
+//! Valgrind runs: the portable one and AVX2, both through the lane runner's jobs; and each
+//! single-state implementation but AVX-512 (the `keccak` crate's permutation, the 32-bit one,
+//! one state of a four-way one) on a secret input. Valgrind does not emulate AVX-512, so the AVX-512 Keccak (`keccak/avx512.rs`,
 //! the same straight-line macro with other instructions, four or eight lanes) is not checked
 //! here: under Valgrind the CPU reports no AVX-512.
 //!
@@ -32,7 +33,7 @@
 //! assertions (never taken, but on secret-derived values) that memcheck reports, so there the
 //! positive cases run natively and only the negative controls run under Valgrind.
 //! A plain `cargo test` runs a quick subset (LightSaber and LightSaber+ on every backend, the
-//! lane jobs and the negative controls); `SABER_CT_FULL=1` runs every case.
+//! lane and single-state jobs and the negative controls); `SABER_CT_FULL=1` runs every case.
 //! `SABER_CT_FILTER=text` runs only the cases whose name contains `text`.
 //! Run: `.ci/ct.sh`, or `cargo test --release --test ct_valgrind`.
 #![allow(unsafe_code)] // Valgrind client requests are inline assembly (module `valgrind`).
@@ -45,8 +46,7 @@ use std::process::{Command, ExitCode};
 use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::batch::KeySeeds;
 use saber_kem::ct::KeySelect;
-use saber_kem::keccak::KeccakX4;
-use saber_kem::keccak::lanes::{self, Function, Job};
+use saber_kem::keccak::{Function, Job, Multi, Single};
 use saber_kem::params::ParameterSet;
 use saber_kem::polymul::PolyMulPublic;
 use saber_kem::{Ciphertext, DecapsulationKey, LowMemory, PolyMul, SaberKem, Variant};
@@ -296,7 +296,7 @@ fn exercise_expanded<
 /// A batch of two key generations, encapsulations and decapsulations (the second ciphertext
 /// tampered) through `keccak`, with secrets classified; then the results are declassified and
 /// checked (recovered key, rejection key).
-fn exercise_batch<V: Variant, const L: usize, const MU: usize, const ET: usize>(keccak: KeccakX4)
+fn exercise_batch<V: Variant, const L: usize, const MU: usize, const ET: usize>(keccak: Multi)
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
@@ -311,7 +311,7 @@ where
         seeds
     });
     let pairs =
-        Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak.into(), &seeds);
+        Kem::<V, L, MU, ET>::generate_batch_deterministic_with(&mut backend, keccak, &seeds);
     let mut ms = [[0u8; 32]; 2];
     for m in &mut ms {
         let Ok(()) = rng.try_fill_bytes(m);
@@ -319,7 +319,7 @@ where
     let keys = [&pairs[0].1, &pairs[1].1];
     let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
         &mut backend,
-        keccak.into(),
+        keccak,
         keys,
         &ms,
     );
@@ -328,7 +328,7 @@ where
     let bad = Ciphertext::<Kem<V, L, MU, ET>>::from_bytes(bytes.as_ref()).unwrap();
     let recovered = Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
         &mut backend,
-        keccak.into(),
+        keccak,
         [(&pairs[0].0, &encapsulated[0].0), (&pairs[1].0, &bad)],
     );
     for i in 0..2 {
@@ -448,19 +448,45 @@ fn public_backend_names() -> Vec<&'static str> {
 }
 
 /// The four-way Keccak paths Valgrind runs (not AVX-512, see the module docs).
-fn batch_keccak_paths() -> Vec<KeccakX4> {
-    #[allow(unused_mut)]
-    let mut paths = vec![KeccakX4::portable()];
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    paths.extend(KeccakX4::avx2());
-    paths
+fn batch_keccak_paths() -> Vec<Multi> {
+    Multi::all()
+        .filter(|k| !k.name().starts_with("avx512"))
+        .collect()
+}
+
+/// The single-state Keccak implementations Valgrind runs (not AVX-512).
+fn single_keccak_paths() -> Vec<Single> {
+    Single::all()
+        .filter(|k| !k.name().contains("avx512"))
+        .collect()
+}
+
+/// SHA3-512 and a SHAKE128 stream of a secret input on one single-state implementation (what
+/// the hash layer runs: the `keccak` crate's permutation, the 32-bit one of 32-bit targets, a
+/// state of a four-way one): nothing may branch on the input, every output byte must depend on
+/// it.
+fn exercise_single(keccak: Single) {
+    let secret = [9u8; 200];
+    valgrind::classify(&secret);
+    let mut digest = [0u8; 64];
+    keccak.run(Job::sha3_512_of(
+        [&secret[..100], &secret[100..]],
+        &mut digest,
+    ));
+    let mut stream = [0u8; 400];
+    keccak.shake128(&[&secret]).read(&mut stream);
+    expect_tainted("single digest", &digest);
+    expect_tainted("single stream", &stream);
+    valgrind::declassify(&digest);
+    valgrind::declassify(&stream);
+    black_box((&digest, &stream));
 }
 
 /// One decapsulation's lane jobs (`keccak::lanes`, what single operations run on AVX-512 CPUs,
 /// where Valgrind cannot follow): a public matrix stream, a secret-stream job on a secret seed
 /// and H of a secret input, sharing the four lanes. Nothing may branch on the secrets; every
 /// byte of the secret jobs' outputs must depend on them.
-fn exercise_lanes(keccak: KeccakX4) {
+fn exercise_lanes(keccak: Multi) {
     let public_seed = [3u8; 32];
     let secret_seed = [5u8; 32];
     let secret_message = [7u8; 1088];
@@ -486,7 +512,7 @@ fn exercise_lanes(keccak: KeccakX4) {
             output: &mut digest,
         },
     ];
-    lanes::run(keccak, jobs);
+    keccak.run(jobs);
     expect_tainted("lane secret stream", &stream);
     expect_tainted("lane digest", &digest);
     valgrind::declassify(&stream);
@@ -494,7 +520,7 @@ fn exercise_lanes(keccak: KeccakX4) {
     black_box((&matrix, &stream, &digest));
 }
 
-fn run_set_batch(keccak: KeccakX4, set: &str) {
+fn run_set_batch(keccak: Multi, set: &str) {
     match set {
         "LightSaber" => exercise_batch::<Round3, 2, 10, 3>(keccak),
         "Saber" => exercise_batch::<Round3, 3, 8, 4>(keccak),
@@ -518,6 +544,12 @@ fn cases() -> Vec<Case> {
                 expect_report: None,
             });
         }
+    }
+    for path in single_keccak_paths() {
+        cases.push(Case {
+            name: format!("single keccak-{}/jobs", path.name()),
+            expect_report: None,
+        });
     }
     for path in batch_keccak_paths() {
         cases.push(Case {
@@ -577,6 +609,13 @@ fn run_case(name: &str) {
         _ => {}
     }
     let (backend_part, set) = name.split_once('/').expect("case is BACKEND/SET");
+    if let Some(path) = backend_part.strip_prefix("single keccak-") {
+        let keccak = single_keccak_paths()
+            .into_iter()
+            .find(|k| k.name() == path)
+            .unwrap_or_else(|| panic!("Keccak path {path} not on this CPU"));
+        return exercise_single(keccak);
+    }
     if let Some(path) = backend_part.strip_prefix("lanes keccak-") {
         let keccak = batch_keccak_paths()
             .into_iter()
@@ -661,6 +700,7 @@ fn main() -> ExitCode {
         .filter(|c| {
             full || c.expect_report.is_some()
                 || c.name.starts_with("lanes ")
+                || c.name.starts_with("single ")
                 || QUICK_SETS.iter().any(|s| c.name.ends_with(s))
         })
         .filter(|c| full || !c.name.starts_with("low-memory "))
