@@ -87,6 +87,9 @@ impl IndexedMatrix {
 }
 
 impl RandomAccessMatrix for IndexedMatrix {
+    // Not inlined: the entry's XOF state (about 200 bytes) then lives in this call only, not in
+    // the frame of a caller that goes on to multiply (low-memory mode).
+    #[inline(never)]
     fn entry(&self, row: usize, col: usize, out: &mut Poly) {
         // Indices are single bytes in the spec; L <= 4 keeps them exact.
         let mut xof = shake128(&[&self.seed, &[row as u8, col as u8]]);

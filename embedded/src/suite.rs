@@ -1,6 +1,13 @@
-//! The measured matrix: every parameter set × selected backend × memory mode × operation.
+//! The measured matrix: every parameter set × selected backend × memory mode × operation, and
+//! the Keccak-f\[1600\] permutation of each single-state implementation.
+//!
+//! Everything measured belongs to a numbered unit (a `unit,<n>,…` line first): `../run` restarts
+//! a run that stopped in a unit (an operation that outgrew the RAM) with `skip=<n + 1>`.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use saber_kem::hash::sha3_256;
+use saber_kem::keccak::Single;
 use saber_kem::poly::{Poly, SecretPoly};
 use saber_kem::sampling::{MatrixSource, StreamMatrix};
 use saber_kem::{
@@ -59,6 +66,31 @@ impl_kem!(
     FireSaberPlus
 );
 
+/// The next unit's number, and how many to skip (single-threaded: plain loads and stores,
+/// which every core here has).
+static NEXT_UNIT: AtomicUsize = AtomicUsize::new(0);
+static SKIP_UNITS: AtomicUsize = AtomicUsize::new(0);
+
+/// Starts the next unit: whether to run it (not among the skipped ones), with its `unit` line.
+fn unit(what: core::fmt::Arguments<'_>) -> bool {
+    let n = NEXT_UNIT.load(Ordering::Relaxed);
+    NEXT_UNIT.store(n + 1, Ordering::Relaxed);
+    if n < SKIP_UNITS.load(Ordering::Relaxed) {
+        return false;
+    }
+    outln!("unit,{n},{what}");
+    true
+}
+
+/// Announces an operation (`begin` line, with the stack bytes it has before the RAM ends):
+/// `../run` names it if the core stops in it.
+fn begin(variant: &str, backend: &str, mode: &str, op: &str) {
+    outln!(
+        "begin,{ISA},{variant},{backend},{mode},{op},{}",
+        platform::stack_available()
+    );
+}
+
 fn row(variant: &str, backend: &str, mode: &str, op: &str, m: &Measurement) {
     outln!(
         "row,{ISA},{variant},{backend},{mode},{op},{},{}",
@@ -85,7 +117,10 @@ mod heapless_hex {
 }
 
 /// Key generation, encapsulation and decapsulation of `P` with `backend`; checks that the
-/// shared secrets agree and that a tampered ciphertext is implicitly rejected.
+/// shared secrets agree and that a tampered ciphertext is implicitly rejected. Not inlined (nor
+/// are the other measuring functions): the buffers of one parameter set at a time on the stack,
+/// which the Cortex-M0's 16 KB of RAM need.
+#[inline(never)]
 fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) -> bool {
     let (pk_len, sk_len, ct_len) = P::lengths();
     let mut pk = [0u8; MAX_PK];
@@ -99,6 +134,7 @@ fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) 
     };
 
     let mut ok = false;
+    begin(variant, backend_name, mode, "keygen");
     let Some(m) = platform::measure(&mut || ok = P::generate(backend, pk, sk)) else {
         return fail("keygen measurement overflow");
     };
@@ -108,6 +144,7 @@ fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) 
     row(variant, backend_name, mode, "keygen", &m);
 
     let mut sent = None;
+    begin(variant, backend_name, mode, "encaps");
     let Some(m) = platform::measure(&mut || sent = P::encaps(backend, pk, ct)) else {
         return fail("encaps measurement overflow");
     };
@@ -117,6 +154,7 @@ fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) 
     row(variant, backend_name, mode, "encaps", &m);
 
     let mut received = None;
+    begin(variant, backend_name, mode, "decaps");
     let Some(m) = platform::measure(&mut || received = P::decaps(backend, sk, ct)) else {
         return fail("decaps measurement overflow");
     };
@@ -147,7 +185,7 @@ fn run_sets<B: PolyMul>(backend: &mut B, name: &str, mode: &str) -> bool {
     macro_rules! set {
         ($p:ty, $name:literal) => {
             #[cfg(any(embedded_variant = "all", embedded_variant = $name))]
-            {
+            if unit(format_args!("{},{name},{mode}", $name)) {
                 ok &= run_one::<$p, B>(backend, name, mode);
             }
         };
@@ -162,6 +200,7 @@ fn run_sets<B: PolyMul>(backend: &mut B, name: &str, mode: &str) -> bool {
 }
 
 /// Cost of one product `a · s` (prepare, multiply-accumulate, finish) with `backend`.
+#[inline(never)]
 fn micro_product<B: PolyMul>(backend: &mut B, name: &str) {
     let mut a = Poly::ZERO;
     let mut s = SecretPoly::ZERO;
@@ -170,6 +209,7 @@ fn micro_product<B: PolyMul>(backend: &mut B, name: &str) {
         *y = ((k * 7) % 11) as i8 - 5;
     }
     let mut out = Poly::ZERO;
+    begin("-", name, "-", "product");
     if let Some(m) = platform::measure(&mut || out = backend.mul(&a, &s)) {
         outln!(
             "micro,{ISA},{name},product,{},{}",
@@ -180,8 +220,31 @@ fn micro_product<B: PolyMul>(backend: &mut B, name: &str) {
     core::hint::black_box(&out);
 }
 
+/// One Keccak-f\[1600\] permutation per single-state implementation, as `keccak-f1600` rows
+/// (backend: the implementation): nine permutations minus one, over eight, so that neither the
+/// conversion to and from the implementation's layout nor the counter's resolution enters.
+#[inline(never)]
+fn keccak_rows() {
+    for single in Single::all() {
+        let mut state = [0u64; 25];
+        let name = single.name();
+        begin("-", name, "-", "keccak-f1600");
+        let once = platform::measure(&mut || single.permute(&mut state, 1));
+        let nine = platform::measure(&mut || single.permute(&mut state, 9));
+        if let (Some(once), Some(nine)) = (once, nine) {
+            let one = Measurement {
+                instructions: (nine.instructions - once.instructions) / 8,
+                stack_bytes: once.stack_bytes,
+            };
+            row("-", name, "-", "keccak-f1600", &one);
+        }
+        core::hint::black_box(&state);
+    }
+}
+
 /// Cost of the symmetric primitives: one SHA3-256 of 32 bytes (one Keccak-f[1600] and padding),
 /// and one matrix polynomial (416 bytes of SHAKE128 and 13-bit unpacking).
+#[inline(never)]
 fn micro_hash() {
     let input = [7u8; 32];
     let mut out = [0u8; 32];
@@ -226,6 +289,7 @@ impl PolyMul for NoProducts {
 }
 
 /// Cost of everything but the products, per operation, for `P`.
+#[inline(never)]
 fn profile_without_products<P: Kem, B: PolyMul>(backend: &mut B, mode: &str) {
     let (pk_len, sk_len, ct_len) = P::lengths();
     let mut pk = [0u8; MAX_PK];
@@ -242,18 +306,21 @@ fn profile_without_products<P: Kem, B: PolyMul>(backend: &mut B, mode: &str) {
             );
         }
     };
+    begin(variant, "no-products", mode, "keygen");
     report(
         "keygen",
         platform::measure(&mut || {
             P::generate(backend, pk, sk);
         }),
     );
+    begin(variant, "no-products", mode, "encaps");
     report(
         "encaps",
         platform::measure(&mut || {
             P::encaps(backend, pk, ct);
         }),
     );
+    begin(variant, "no-products", mode, "decaps");
     report(
         "decaps",
         platform::measure(&mut || {
@@ -265,7 +332,9 @@ fn profile_without_products<P: Kem, B: PolyMul>(backend: &mut B, mode: &str) {
 /// One backend in both modes.
 #[inline(never)]
 fn run_backend<B: PolyMul>(mut make: impl FnMut() -> B, name: &str) -> bool {
-    micro_product(&mut make(), name);
+    if unit(format_args!("-,{name},product")) {
+        micro_product(&mut make(), name);
+    }
     let mut ok = run_sets(&mut make(), name, "speed");
     ok &= run_sets(&mut LowMemory(make()), name, "low-memory");
     ok
@@ -281,11 +350,19 @@ pub fn run_all() -> bool {
     if !calibrated {
         outln!("fail,{ISA},calibration");
     }
-    micro_hash();
+    SKIP_UNITS.store(platform::units_to_skip(), Ordering::Relaxed);
+    if unit(format_args!("-,-,symmetric")) {
+        keccak_rows();
+        micro_hash();
+    }
     #[cfg(any(embedded_variant = "all", embedded_variant = "Saber"))]
     {
-        profile_without_products::<Saber, _>(&mut NoProducts, "speed");
-        profile_without_products::<Saber, _>(&mut LowMemory(NoProducts), "low-memory");
+        if unit(format_args!("Saber,no-products,speed")) {
+            profile_without_products::<Saber, _>(&mut NoProducts, "speed");
+        }
+        if unit(format_args!("Saber,no-products,low-memory")) {
+            profile_without_products::<Saber, _>(&mut LowMemory(NoProducts), "low-memory");
+        }
     }
     macro_rules! each {
         ($id:ident, $name:literal, $ctor:expr) => {

@@ -94,28 +94,19 @@ impl Single {
         }
     }
 
-    /// A SHAKE128 output stream of the concatenation of `parts`.
+    /// A SHAKE128 output stream of the concatenation of `parts`. Inlined, so that the stream is
+    /// built where the caller keeps it and absorbed there, in a call of its own (low-memory mode:
+    /// no copy of the state, no absorbing frame in the caller's).
+    #[inline(always)]
     pub fn shake128(self, parts: &[&[u8]]) -> Shake128Stream {
-        fn start<S: Single1>(mut state: S, parts: &[&[u8]]) -> (S, u8) {
-            let mut sponge = Sponge::new(Function::Shake128);
-            absorb(&mut state, &mut sponge, parts);
-            (state, sponge.read_position())
-        }
-        Shake128Stream(match self.0 {
-            Permutation1::Crates => {
-                let (state, read) = start(CrateState::new(), parts);
-                StreamState::Crates(state, read)
-            }
-            Permutation1::Bits32 => {
-                let (state, read) = start(Bits32::new(), parts);
-                StreamState::Bits32(state, read)
-            }
+        let mut stream = Shake128Stream(match self.0 {
+            Permutation1::Crates => StreamState::Crates(CrateState::new(), 0),
+            Permutation1::Bits32 => StreamState::Bits32(Bits32::new(), 0),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Permutation1::LaneOfX4(keccak) => {
-                let (state, read) = start(LaneOfX4::new(keccak), parts);
-                StreamState::LaneOfX4(state, read)
-            }
-        })
+            Permutation1::LaneOfX4(keccak) => StreamState::LaneOfX4(LaneOfX4::new(keccak), 0),
+        });
+        stream.absorb(parts);
+        stream
     }
 
     #[cfg(any(test, feature = "hazmat"))]
@@ -285,6 +276,22 @@ enum StreamState {
 }
 
 impl Shake128Stream {
+    /// Absorbs `parts` and the padding into the fresh stream.
+    #[inline(always)]
+    fn absorb(&mut self, parts: &[&[u8]]) {
+        fn start<S: Single1>(state: &mut S, read: &mut u8, parts: &[&[u8]]) {
+            let mut sponge = Sponge::new(Function::Shake128);
+            absorb(state, &mut sponge, parts);
+            *read = sponge.read_position();
+        }
+        match &mut self.0 {
+            StreamState::Crates(state, read) => start(state, read, parts),
+            StreamState::Bits32(state, read) => start(state, read, parts),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            StreamState::LaneOfX4(state, read) => start(state, read, parts),
+        }
+    }
+
     /// The next `out.len()` bytes of the stream.
     pub fn read(&mut self, out: &mut [u8]) {
         fn on<S: Single1>(state: &mut S, read: &mut u8, out: &mut [u8]) {
