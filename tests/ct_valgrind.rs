@@ -317,12 +317,8 @@ where
         let Ok(()) = rng.try_fill_bytes(m);
     }
     let keys = [&pairs[0].1, &pairs[1].1];
-    let encapsulated = Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(
-        &mut backend,
-        keccak,
-        keys,
-        &ms,
-    );
+    let encapsulated =
+        Kem::<V, L, MU, ET>::encapsulate_batch_deterministic_with(&mut backend, keccak, keys, &ms);
     let mut bytes = encapsulated[1].0.to_bytes();
     bytes.as_mut()[0] ^= 0x01;
     let bad = Ciphertext::<Kem<V, L, MU, ET>>::from_bytes(bytes.as_ref()).unwrap();

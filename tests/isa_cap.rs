@@ -26,14 +26,21 @@ fn every_path_follows_the_cap() {
     assert!(Multi::all().all(|k| k.name() == "portable"));
     assert!(NttAvx2::new().is_none());
     assert_eq!(Ntt::new().name(), "ntt-scalar");
-    assert_eq!(before.is_some(), avx2, "a value built before the cap keeps its path");
+    assert_eq!(
+        before.is_some(),
+        avx2,
+        "a value built before the cap keeps its path"
+    );
 
     cap_isa(Isa::Avx2);
     assert_eq!(Multi::x4().map(Multi::name), avx2.then_some("avx2"));
     assert!(Multi::x8().is_none());
     assert_eq!(Single::fastest().name(), "crates");
     assert_eq!(NttAvx2::new().is_some(), avx2);
-    assert_eq!(Ntt::new().name(), if avx2 { "ntt-avx2" } else { "ntt-scalar" });
+    assert_eq!(
+        Ntt::new().name(),
+        if avx2 { "ntt-avx2" } else { "ntt-scalar" }
+    );
 
     cap_isa(Isa::Avx512);
     assert_eq!(Multi::x8().is_some(), avx512);
