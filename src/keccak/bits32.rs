@@ -574,6 +574,16 @@ impl<const COMPLEMENT: bool, const LAZY: bool> Words for State<COMPLEMENT, LAZY>
     fn word(&self, index: usize) -> u64 {
         join([self.words[2 * index], self.words[2 * index + 1]]) ^ Self::mask(index)
     }
+
+    #[inline(always)]
+    fn xor_words(&mut self, first: usize, words: &[[u8; 8]]) {
+        let lanes = self.words[2 * first..].as_chunks_mut::<2>().0;
+        for (lane, word) in lanes.iter_mut().zip(words) {
+            let [even, odd] = split(u64::from_le_bytes(*word));
+            lane[0] ^= even;
+            lane[1] ^= odd;
+        }
+    }
 }
 
 impl<const COMPLEMENT: bool, const LAZY: bool> Zeroize for State<COMPLEMENT, LAZY> {

@@ -81,6 +81,21 @@ impl<const W: usize> Words for Lane<'_, W> {
     fn word(&self, index: usize) -> u64 {
         self.state.lanes[index][self.lane]
     }
+
+    #[inline(always)]
+    fn xor_words(&mut self, first: usize, words: &[[u8; 8]]) {
+        let lane = self.lane;
+        for (state, word) in self.state.lanes[first..].iter_mut().zip(words) {
+            state[lane] ^= u64::from_le_bytes(*word);
+        }
+    }
+
+    #[inline(always)]
+    fn read_words(&self, first: usize, out: &mut [[u8; 8]]) {
+        for (state, word) in self.state.lanes[first..].iter().zip(out) {
+            *word = state[self.lane].to_le_bytes();
+        }
+    }
 }
 
 /// Keccak-f\[1600\] on each of `W` states at once.

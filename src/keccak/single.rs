@@ -193,6 +193,20 @@ impl Words for CrateState {
     fn word(&self, index: usize) -> u64 {
         self.0[index]
     }
+
+    #[inline(always)]
+    fn xor_words(&mut self, first: usize, words: &[[u8; 8]]) {
+        for (lane, word) in self.0[first..].iter_mut().zip(words) {
+            *lane ^= u64::from_le_bytes(*word);
+        }
+    }
+
+    #[inline(always)]
+    fn read_words(&self, first: usize, out: &mut [[u8; 8]]) {
+        for (lane, word) in self.0[first..].iter().zip(out) {
+            *word = lane.to_le_bytes();
+        }
+    }
 }
 
 impl CrateState {
@@ -248,6 +262,18 @@ impl Words for LaneOfX4 {
     #[inline(always)]
     fn word(&self, index: usize) -> u64 {
         self.state.lanes[index][0]
+    }
+
+    #[inline(always)]
+    fn xor_words(&mut self, first: usize, words: &[[u8; 8]]) {
+        self.state.lane(0).xor_words(first, words);
+    }
+
+    #[inline(always)]
+    fn read_words(&self, first: usize, out: &mut [[u8; 8]]) {
+        for (state, word) in self.state.lanes[first..].iter().zip(out) {
+            *word = state[0].to_le_bytes();
+        }
     }
 }
 

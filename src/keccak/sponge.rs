@@ -19,6 +19,23 @@ pub(super) trait Words {
     fn xor_word(&mut self, index: usize, value: u64);
     /// Word `index` (< 25).
     fn word(&self, index: usize) -> u64;
+
+    /// XORs the little-endian `words` into words `first..` (implementations with a plain array
+    /// override it with one bounds check for all).
+    #[inline(always)]
+    fn xor_words(&mut self, first: usize, words: &[[u8; 8]]) {
+        for (index, word) in (first..).zip(words) {
+            self.xor_word(index, u64::from_le_bytes(*word));
+        }
+    }
+
+    /// Words `first..` as little-endian bytes into `out` (as `xor_words`).
+    #[inline(always)]
+    fn read_words(&self, first: usize, out: &mut [[u8; 8]]) {
+        for (index, word) in (first..).zip(out) {
+            *word = self.word(index).to_le_bytes();
+        }
+    }
 }
 
 /// Where one sponge stands between two permutations.
@@ -87,9 +104,11 @@ impl Sponge {
         }
         self.absorbed += filled;
         if filled < rate {
-            // pad10*1 after the domain bits; the two bytes coincide when one byte is left.
-            xor_bytes(state, filled, &[self.function.suffix()]);
-            xor_bytes(state, rate - 1, &[0x80]);
+            // pad10*1 after the domain bits; the two bytes coincide when one byte is left. The
+            // last byte of a block is the top byte of a word (every rate is a multiple of 8).
+            let suffix = u64::from(self.function.suffix()) << (8 * (filled & 7));
+            state.xor_word(filled >> 3, suffix);
+            state.xor_word((rate >> 3) - 1, 0x80 << 56);
             self.padded = true;
             // The first output block starts with the next permutation.
             self.read = rate;
@@ -132,12 +151,9 @@ fn xor_bytes(state: &mut impl Words, offset: usize, mut bytes: &[u8]) {
         index += 1;
     }
     let (words, tail) = bytes.as_chunks::<8>();
-    for word in words {
-        state.xor_word(index, u64::from_le_bytes(*word));
-        index += 1;
-    }
+    state.xor_words(index, words);
     if !tail.is_empty() {
-        state.xor_word(index, partial_word(tail));
+        state.xor_word(index + words.len(), partial_word(tail));
     }
 }
 
@@ -161,13 +177,10 @@ fn read_bytes(state: &impl Words, offset: usize, mut out: &mut [u8]) {
     // Whole words with fixed-size stores (a variable-length copy per word would be a `memcpy`
     // call each), then the partial last word, if any.
     let (words, tail) = out.as_chunks_mut::<8>();
-    for word in words {
-        *word = state.word(index).to_le_bytes();
-        index += 1;
-    }
+    state.read_words(index, words);
     if !tail.is_empty() {
         let len = tail.len();
-        tail.copy_from_slice(&state.word(index).to_le_bytes()[..len]);
+        tail.copy_from_slice(&state.word(index + words.len()).to_le_bytes()[..len]);
     }
 }
 
