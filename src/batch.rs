@@ -1,5 +1,5 @@
 //! Batches: several key generations, encapsulations or decapsulations computed together, with
-//! their Keccak work spread over the lanes of a multi-way permutation ([`crate::keccak`]).
+//! their Keccak work spread over the lanes of a multi-way permutation (`crate::keccak`).
 //!
 //! Keccak is 60–70% of an optimised Saber operation (`docs/anchors.md` §5), and within one
 //! round-3 operation it is a chain (one SHAKE128 stream for the whole matrix), so the way to

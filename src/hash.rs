@@ -1,5 +1,5 @@
 //! The symmetric primitives of Saber (spec §2.3): SHA3-256 (H), SHA3-512 (G) and SHAKE128 (the
-//! XOF for both the matrix and the secrets), on [`Single::fastest`] (`crate::keccak`): one state
+//! XOF for both the matrix and the secrets), on `Single::fastest` (`crate::keccak`): one state
 //! of the AVX-512 four-way permutation on x86 CPUs that have it, the 32-bit permutation on 32-bit
 //! targets, the `keccak` crate's otherwise. `four_way` tells the KEM when to squeeze an
 //! operation's independent streams together (the lane runner).

@@ -18,8 +18,8 @@ pub mod error;
 pub mod expanded;
 pub mod hash;
 pub mod hw;
-/// Keccak-f\[1600\] and the sponges (crate-internal; reachable with `hazmat` for tests,
-/// benchmarks and the embedded harness, unstable).
+// Keccak-f[1600] and the sponges: crate-internal, reachable with `hazmat` for tests, benchmarks
+// and the embedded harness (unstable).
 #[cfg(feature = "hazmat")]
 #[doc(hidden)]
 pub mod keccak;

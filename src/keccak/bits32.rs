@@ -388,7 +388,7 @@ const EVEN_WORD: [[usize; 25]; 4] = {
     table
 };
 
-/// `FRAME[r][i][h]`: in round `r` of four of the lazy rounds ([`round_lazy`]), word `h` of lane
+/// `FRAME[r][i][h]`: in round `r` of four of the lazy rounds ([`round`] with `LAZY`), word `h` of lane
 /// `i` holds its value rotated right by this much. A χ output is computed in the frame of its
 /// third input (below), so that every rotation folds into an operand; round 3 rotates its
 /// outputs back, so that every four rounds, and between permutations, the state is plain.

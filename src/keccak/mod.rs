@@ -3,7 +3,7 @@
 //!
 //! # Layout
 //!
-//! - [`sponge`]: the one sponge engine (absorb `rate`-byte blocks as little-endian words, pad
+//! - `sponge`: the one sponge engine (absorb `rate`-byte blocks as little-endian words, pad
 //!   with the domain suffix and the final `0x80`, squeeze), written once over any state that
 //!   exposes its 25 words, and cut at the permutations so that both drivers call its steps:
 //! - [`Single`] (`single`): one state at a time, one job to completion or an incremental SHAKE128
@@ -14,7 +14,7 @@
 //!   eight-way permutation (`multi`: portable, AVX2, AVX-512), where all lanes of a vector
 //!   permutation cost about as much as one.
 //!
-//! Every SIMD permutation takes a [`crate::cpu`] token, so the instruction-set cap applies to all
+//! Every SIMD permutation takes a `crate::cpu` token, so the instruction-set cap applies to all
 //! of them; a value built before a cap keeps its path.
 //!
 //! Every path is tested against the portable permutation and, through both drivers, against the
