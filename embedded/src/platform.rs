@@ -226,23 +226,31 @@ mod bare {
     }
 }
 
-/// The number of measured units to skip (`skip=N` on the semihosting command line: `../run`
-/// restarts a run after a unit that does not fit in RAM), 0 on the host.
-pub fn units_to_skip() -> usize {
+/// What `../run` asks for on the semihosting command line (nothing on the host).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Arguments {
+    /// The number of measured units to skip (`skip=N`: `../run` restarts a run after a unit that
+    /// does not fit in RAM).
+    pub skip: usize,
+    /// Whether to leave out the units that are not a backend's (`noshared`: an image after the
+    /// first of a core built one backend per image).
+    pub no_shared: bool,
+}
+
+/// The semihosting command line's [`Arguments`].
+pub fn arguments() -> Arguments {
+    #[allow(unused_mut)]
+    let mut arguments = Arguments::default();
     #[cfg(target_os = "none")]
-    {
-        let Ok(args) = semihosting::experimental::env::args::<64>() else {
-            return 0;
-        };
-        (&args)
-            .filter_map(Result::ok)
-            .find_map(|arg| arg.strip_prefix("skip=")?.parse().ok())
-            .unwrap_or(0)
+    if let Ok(args) = semihosting::experimental::env::args::<64>() {
+        for arg in (&args).filter_map(Result::ok) {
+            if let Some(Ok(skip)) = arg.strip_prefix("skip=").map(str::parse) {
+                arguments.skip = skip;
+            }
+            arguments.no_shared |= arg == "noshared";
+        }
     }
-    #[cfg(not(target_os = "none"))]
-    {
-        0
-    }
+    arguments
 }
 
 /// Bytes of stack an operation called from here could use before running out of RAM (the

@@ -4,7 +4,7 @@
 //! Everything measured belongs to a numbered unit (a `unit,<n>,…` line first): `../run` restarts
 //! a run that stopped in a unit (an operation that outgrew the RAM) with `skip=<n + 1>`.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use saber_kem::hash::sha3_256;
 use saber_kem::keccak::Single;
@@ -70,6 +70,8 @@ impl_kem!(
 /// which every core here has).
 static NEXT_UNIT: AtomicUsize = AtomicUsize::new(0);
 static SKIP_UNITS: AtomicUsize = AtomicUsize::new(0);
+/// Whether the units that are not a backend's are left out (`platform::Arguments::no_shared`).
+static NO_SHARED: AtomicBool = AtomicBool::new(false);
 
 /// Starts the next unit: whether to run it (not among the skipped ones), with its `unit` line.
 fn unit(what: core::fmt::Arguments<'_>) -> bool {
@@ -80,6 +82,16 @@ fn unit(what: core::fmt::Arguments<'_>) -> bool {
     }
     outln!("unit,{n},{what}");
     true
+}
+
+/// [`unit`] for the units that are not a backend's: numbered, but not run in an image that
+/// leaves them out.
+fn shared_unit(what: core::fmt::Arguments<'_>) -> bool {
+    if NO_SHARED.load(Ordering::Relaxed) {
+        NEXT_UNIT.store(NEXT_UNIT.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        return false;
+    }
+    unit(what)
 }
 
 /// Announces an operation (`begin` line, with the stack bytes it has before the RAM ends):
@@ -350,17 +362,19 @@ pub fn run_all() -> bool {
     if !calibrated {
         outln!("fail,{ISA},calibration");
     }
-    SKIP_UNITS.store(platform::units_to_skip(), Ordering::Relaxed);
-    if unit(format_args!("-,-,symmetric")) {
+    let arguments = platform::arguments();
+    SKIP_UNITS.store(arguments.skip, Ordering::Relaxed);
+    NO_SHARED.store(arguments.no_shared, Ordering::Relaxed);
+    if shared_unit(format_args!("-,-,symmetric")) {
         keccak_rows();
         micro_hash();
     }
     #[cfg(any(embedded_variant = "all", embedded_variant = "Saber"))]
     {
-        if unit(format_args!("Saber,no-products,speed")) {
+        if shared_unit(format_args!("Saber,no-products,speed")) {
             profile_without_products::<Saber, _>(&mut NoProducts, "speed");
         }
-        if unit(format_args!("Saber,no-products,low-memory")) {
+        if shared_unit(format_args!("Saber,no-products,low-memory")) {
             profile_without_products::<Saber, _>(&mut LowMemory(NoProducts), "low-memory");
         }
     }
