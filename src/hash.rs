@@ -34,8 +34,8 @@ pub fn sha3_512(parts: &[&[u8]]) -> [u8; 64] {
 }
 
 /// A SHAKE128 output stream over the concatenation of `parts` (read it with
-/// [`XofReader::read`]). Not inlined: the stream is built in the caller's slot for it (no copy
-/// in the caller's frame: low-memory mode).
+/// [`XofReader::read`]). Not inlined: the stream is returned into the caller's slot for it (no
+/// copy in the caller's frame: low-memory mode).
 #[inline(never)]
 pub fn shake128(parts: &[&[u8]]) -> Shake128Xof {
     Shake128Xof(Single::fastest().shake128(parts))

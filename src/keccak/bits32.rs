@@ -527,16 +527,30 @@ impl<const COMPLEMENT: bool, const LAZY: bool> State<COMPLEMENT, LAZY> {
     };
 
     /// The all-zero state (complemented lanes all-ones).
+    #[inline(always)]
     pub(super) fn new() -> Self {
-        let mut words = [0; 50];
+        let mut state = Self { words: [0; 50] };
+        state.complement_lanes();
+        state
+    }
+
+    /// Turns the zero words of a fresh state into the all-zero state (the complemented lanes
+    /// all-ones), in place: a SHAKE stream is built where it is kept, without a copy.
+    #[inline(always)]
+    pub(super) fn complement_lanes(&mut self) {
         if COMPLEMENT {
-            for (i, lane) in words.as_chunks_mut::<2>().0.iter_mut().enumerate() {
+            for (i, lane) in self.words.as_chunks_mut::<2>().0.iter_mut().enumerate() {
                 if held_complemented(COMPLEMENTED, i) {
                     *lane = [u32::MAX; 2];
                 }
             }
         }
-        Self { words }
+    }
+
+    /// A state of zero words, to be made fresh by [`Self::complement_lanes`].
+    #[inline(always)]
+    pub(super) const fn zero_words() -> Self {
+        Self { words: [0; 50] }
     }
 
     /// Applies Keccak-f\[1600\]. Not inlined: one copy of the unrolled rounds.

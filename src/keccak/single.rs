@@ -99,12 +99,19 @@ impl Single {
     /// no copy of the state, no absorbing frame in the caller's).
     #[inline(always)]
     pub fn shake128(self, parts: &[&[u8]]) -> Shake128Stream {
+        // Zero words written where the stream is kept (from constants: no temporary state),
+        // then made fresh and absorbed there.
+        const CRATES: StreamState = StreamState::Crates(CrateState([0; 25]), 0);
+        const BITS32: StreamState = StreamState::Bits32(Bits32::zero_words(), 0);
         let mut stream = Shake128Stream(match self.0 {
-            Permutation1::Crates => StreamState::Crates(CrateState::new(), 0),
-            Permutation1::Bits32 => StreamState::Bits32(Bits32::new(), 0),
+            Permutation1::Crates => CRATES,
+            Permutation1::Bits32 => BITS32,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Permutation1::LaneOfX4(keccak) => StreamState::LaneOfX4(LaneOfX4::new(keccak), 0),
         });
+        if let StreamState::Bits32(state, _) = &mut stream.0 {
+            state.complement_lanes();
+        }
         stream.absorb(parts);
         stream
     }
@@ -216,7 +223,9 @@ impl CrateState {
 }
 
 impl Single1 for CrateState {
-    #[inline]
+    /// Not inlined (the crate's permutation would be, with its temporaries, into every frame
+    /// that handles a stream of any variant).
+    #[inline(never)]
     fn permute(&mut self) {
         keccak::Keccak::new().with_f1600(|f1600| f1600(&mut self.0));
     }

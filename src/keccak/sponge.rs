@@ -157,11 +157,14 @@ fn xor_bytes(state: &mut impl Words, offset: usize, mut bytes: &[u8]) {
     }
 }
 
-/// Up to eight bytes as the low bytes of a little-endian word.
+/// Up to eight bytes as the low bytes of a little-endian word (byte by byte: a variable-length
+/// copy would be a `memcpy` call, and its frame, on the deepest path of the low-memory mode).
+#[inline(always)]
 fn partial_word(bytes: &[u8]) -> u64 {
-    let mut word = [0u8; 8];
-    word[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(word)
+    bytes
+        .iter()
+        .rev()
+        .fold(0, |word, &byte| (word << 8) | u64::from(byte))
 }
 
 /// Bytes `offset..offset + out.len()` of the state (little-endian words).
@@ -170,7 +173,7 @@ fn read_bytes(state: &impl Words, offset: usize, mut out: &mut [u8]) {
     let shift = offset & 7;
     if shift != 0 && !out.is_empty() {
         let take = (8 - shift).min(out.len());
-        out[..take].copy_from_slice(&state.word(index).to_le_bytes()[shift..shift + take]);
+        copy_low_bytes(state.word(index) >> (8 * shift), &mut out[..take]);
         out = &mut out[take..];
         index += 1;
     }
@@ -179,8 +182,15 @@ fn read_bytes(state: &impl Words, offset: usize, mut out: &mut [u8]) {
     let (words, tail) = out.as_chunks_mut::<8>();
     state.read_words(index, words);
     if !tail.is_empty() {
-        let len = tail.len();
-        tail.copy_from_slice(&state.word(index + words.len()).to_le_bytes()[..len]);
+        copy_low_bytes(state.word(index + words.len()), tail);
+    }
+}
+
+/// The low `out.len()` (≤ 8) bytes of `word`, little-endian (byte by byte, as [`partial_word`]).
+#[inline(always)]
+fn copy_low_bytes(word: u64, out: &mut [u8]) {
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = (word >> (8 * i)) as u8;
     }
 }
 
