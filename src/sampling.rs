@@ -87,9 +87,6 @@ impl IndexedMatrix {
 }
 
 impl RandomAccessMatrix for IndexedMatrix {
-    // Not inlined: the entry's XOF state (about 200 bytes) then lives in this call only, not in
-    // the frame of a caller that goes on to multiply (low-memory mode).
-    #[inline(never)]
     fn entry(&self, row: usize, col: usize, out: &mut Poly) {
         // Indices are single bytes in the spec; L <= 4 keeps them exact.
         let mut xof = shake128(&[&self.seed, &[row as u8, col as u8]]);
@@ -98,6 +95,9 @@ impl RandomAccessMatrix for IndexedMatrix {
 }
 
 impl MatrixSource for IndexedMatrix {
+    // Not inlined: the entry's XOF state (about 200 bytes) then lives in this call only, not in
+    // the frame of a caller that goes on to multiply (low-memory mode).
+    #[inline(never)]
     fn next_entry(&mut self, out: &mut Poly) {
         self.entry(self.row, self.col, out);
         self.col += 1;
