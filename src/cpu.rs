@@ -59,10 +59,10 @@ const COMPILED_CAP: Isa = if cfg!(saber_isa = "portable") {
 /// no other memory depends on.
 static CAP: AtomicU8 = AtomicU8::new(COMPILED_CAP as u8);
 
-#[cfg(any(test, feature = "hazmat"))]
 /// Caps the instruction-set level every later detection reports at `level` (never above the
 /// compile-time cap); `Isa::Avx512` lifts a run-time cap. For tests and benchmarks that run
 /// every path on one machine: values constructed before the call keep their path.
+#[cfg(any(test, feature = "hazmat"))]
 pub fn cap_isa(level: Isa) {
     CAP.store(level.min(COMPILED_CAP) as u8, Ordering::Relaxed);
 }

@@ -52,9 +52,9 @@ impl Multi {
         None
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// Every multi-way permutation this CPU runs, the portable four-way one first (for tests and
     /// benchmarks).
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn all() -> impl Iterator<Item = Self> {
         let all = KeccakX4::all().map(|keccak| Self(Ways::X4(keccak)));
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -71,8 +71,8 @@ impl Multi {
         }
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// `"portable"`, `"avx2"`, `"avx512"` (four-way) or `"avx512x8"`.
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn name(self) -> &'static str {
         match self.0 {
             Ways::X4(keccak) => keccak.name(),
@@ -91,10 +91,10 @@ impl Multi {
         }
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// Applies the permutation `times` times to each of `states` (`ways()` of them: fewer are
     /// completed with zero states, more are left alone), converting to and from the lanes once,
     /// so that benchmarks can take the cost of one permutation from many.
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn permute(self, states: &mut [[u64; 25]], times: usize) {
         fn on<const W: usize>(keccak: impl Permutation<W>, states: &mut [[u64; 25]], times: usize) {
             let mut multi = MultiState::<W>::new();

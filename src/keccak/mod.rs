@@ -242,10 +242,10 @@ impl<'a> Job<'a> {
     }
 }
 
-#[cfg(any(test, feature = "hazmat"))]
 /// Keccak-f\[1600\] on one state (word `x + 5y` is lane (x, y)) with the permutation of
 /// [`Single::fastest`]. The state is converted to and from that permutation's layout around the
 /// call (on 32-bit targets: bit interleaving).
+#[cfg(any(test, feature = "hazmat"))]
 pub fn permute(state: &mut [u64; 25]) {
     Single::fastest().permute(state, 1);
 }

@@ -131,8 +131,8 @@ impl KeccakX4 {
         crate::cpu::Avx512VlToken::detect().map(Self::Avx512)
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// `"avx512"`, `"avx2"` or `"portable"`.
+    #[cfg(any(test, feature = "hazmat"))]
     pub(super) fn name(self) -> &'static str {
         match self {
             Self::Portable => "portable",
@@ -143,8 +143,8 @@ impl KeccakX4 {
         }
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// Every four-way implementation this CPU runs, portable first.
+    #[cfg(any(test, feature = "hazmat"))]
     pub(super) fn all() -> impl Iterator<Item = Self> {
         #[allow(unused_mut)]
         let mut all = [Some(Self::Portable), None, None];

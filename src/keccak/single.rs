@@ -49,9 +49,9 @@ impl Single {
         }
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// Every implementation this CPU runs (for tests and benchmarks): the `keccak` crate's, the
     /// 32-bit one, and one state of each four-way permutation the CPU runs.
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn all() -> impl Iterator<Item = Self> {
         let base = [Self::crates(), Self(Permutation1::Bits32)];
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -61,8 +61,8 @@ impl Single {
         base.into_iter()
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// `"crates"`, `"bits32"`, or `"x4-<path>"` for a state of a four-way permutation.
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn name(self) -> &'static str {
         match self.0 {
             Permutation1::Crates => "crates",
@@ -116,10 +116,10 @@ impl Single {
         stream
     }
 
-    #[cfg(any(test, feature = "hazmat"))]
     /// Applies Keccak-f\[1600\] `times` times to `state` (word `x + 5y` is lane (x, y)) with
     /// this implementation's permutation, converting to and from its layout once (benchmarks
     /// take the cost of one permutation from many).
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn permute(self, state: &mut [u64; 25], times: usize) {
         fn on<S: Single1>(mut s: S, state: &mut [u64; 25], times: usize) {
             for (i, &word) in state.iter().enumerate() {
