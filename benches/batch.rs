@@ -36,10 +36,8 @@ use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{Criterion, Throughput, criterion_group};
 use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::batch::KeySeeds;
-use saber_kem::keccak::lanes::{self, Job};
-use saber_kem::keccak::{KeccakX4, MultiKeccak, StateX4};
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use saber_kem::keccak::{KeccakX8, StateX8};
+use saber_kem::batch::Lanes;
+use saber_kem::hazmat::keccak::{Function, Job, Multi, Single};
 use saber_kem::{ParameterSet, PolyMul, SaberKem, Variant};
 use shake::{ExtendableOutput, Update, XofReader};
 
@@ -162,46 +160,29 @@ type Crit = Criterion<ThreadTime>;
 const BATCH: usize = 8;
 
 /// Every multi-way Keccak path on this CPU.
-fn keccak_paths() -> Vec<MultiKeccak> {
-    #[allow(unused_mut)]
-    let mut paths = vec![KeccakX4::portable().into()];
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    {
-        paths.extend(KeccakX4::avx2().map(MultiKeccak::from));
-        paths.extend(KeccakX4::avx512().map(MultiKeccak::from));
-        paths.extend(KeccakX8::avx512().map(MultiKeccak::X8));
-    }
-    paths
+fn keccak_paths() -> Vec<Multi> {
+    Multi::all().collect()
 }
+
+/// Permutations per measured iteration of the `f1600` benchmarks: the states are converted to
+/// and from each implementation's layout once per iteration.
+const PERMUTATIONS: usize = 64;
 
 fn keccak(c: &mut Crit) {
     let mut group = c.benchmark_group("keccak");
     for k in keccak_paths() {
-        let streams = match k {
-            MultiKeccak::X4(k) => {
-                let mut state = StateX4::new();
-                group.throughput(Throughput::Elements(4));
-                group.bench_function(format!("f1600/{}", k.name()), |b| {
-                    b.iter(|| k.permute(black_box(&mut state)))
-                });
-                4
-            }
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            MultiKeccak::X8(k) => {
-                let mut state = StateX8::new();
-                group.throughput(Throughput::Elements(8));
-                group.bench_function("f1600/avx512x8", |b| {
-                    b.iter(|| k.permute(black_box(&mut state)))
-                });
-                8
-            }
-        };
+        let streams = k.ways();
+        let mut states = [[0u64; 25]; 8];
+        group.throughput(Throughput::Elements((PERMUTATIONS * streams) as u64));
+        group.bench_function(format!("f1600/{}", k.name()), |b| {
+            b.iter(|| k.permute(black_box(&mut states[..streams]), PERMUTATIONS))
+        });
+        group.throughput(Throughput::Elements(streams as u64));
         let seeds: [[u8; 32]; 8] = core::array::from_fn(|i| [i as u8; 32]);
         let mut out = [[0u8; 3744]; 8];
         group.bench_function(format!("shake128_3744/lanes-{}", k.name()), |b| {
             b.iter(|| {
-                lanes::run(
-                    k,
+                k.run(
                     seeds
                         .iter()
                         .zip(out.iter_mut())
@@ -209,6 +190,33 @@ fn keccak(c: &mut Crit) {
                         .map(|(seed, out)| Job::shake128(seed, out)),
                 )
             })
+        });
+    }
+    // The single-state functions, as the hash layer calls them: H of a 32-byte seed, G of
+    // 64 bytes, and Saber's matrix stream.
+    for k in Single::all() {
+        let mut state = [0u64; 25];
+        group.throughput(Throughput::Elements(PERMUTATIONS as u64));
+        group.bench_function(format!("f1600/single-{}", k.name()), |b| {
+            b.iter(|| k.permute(black_box(&mut state), PERMUTATIONS))
+        });
+        group.throughput(Throughput::Elements(1));
+        let mut digest = [0u8; 64];
+        group.bench_function(format!("sha3_256_32/single-{}", k.name()), |b| {
+            b.iter(|| {
+                k.hash(
+                    Function::Sha3_256,
+                    &[black_box(&[1u8; 32])],
+                    &mut digest[..32],
+                )
+            })
+        });
+        group.bench_function(format!("sha3_512_64/single-{}", k.name()), |b| {
+            b.iter(|| k.hash(Function::Sha3_512, &[black_box(&[1u8; 64])], &mut digest))
+        });
+        let mut out = [0u8; 3744];
+        group.bench_function(format!("shake128_3744/single-{}", k.name()), |b| {
+            b.iter(|| k.shake128(&[black_box(&[1u8; 32])]).read(&mut out))
         });
     }
     let mut out = [0u8; 3744];
@@ -381,11 +389,11 @@ mod ratios {
         })
     }
 
-    /// Batches run through the `hazmat` entry points, which take the multi-way Keccak.
+    /// Batches run through the `hazmat` entry points, which take the lanes.
     fn set<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
         rounds: usize,
         backend: &mut B,
-        keccak: MultiKeccak,
+        keccak: Lanes,
     ) where
         SaberKem<V, L, MU, ET>: ParameterSet,
     {
@@ -465,7 +473,7 @@ mod ratios {
         };
         let mut decaps_batch = || {
             let (b, _) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with_lanes(
                 *b,
                 keccak,
                 black_box(jobs),
@@ -473,7 +481,7 @@ mod ratios {
         };
         let mut decaps_b1 = || {
             let (b, _) = &mut *cell.borrow_mut();
-            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with_keccak(
+            black_box(Kem::<V, L, MU, ET>::decapsulate_batch_with_lanes(
                 *b,
                 keccak,
                 black_box([jobs[0]]),
@@ -489,15 +497,15 @@ mod ratios {
         );
     }
 
-    /// The fastest multi-way Keccak, or the one named by `BATCH_KECCAK`.
-    fn keccak() -> MultiKeccak {
+    /// The fastest lanes, or the ones named by `BATCH_KECCAK` (`portable`, `avx2`, `avx512`,
+    /// `avx512x8`, `one at a time`).
+    fn keccak() -> Lanes {
         let Ok(wanted) = std::env::var("BATCH_KECCAK") else {
-            return MultiKeccak::new();
+            return Lanes::fastest();
         };
-        keccak_paths()
-            .into_iter()
+        Lanes::all()
             .find(|k| k.name() == wanted)
-            .unwrap_or_else(|| panic!("Keccak path {wanted} unknown or not on this CPU"))
+            .unwrap_or_else(|| panic!("lane path {wanted} unknown or not on this CPU"))
     }
 
     fn table<B: PolyMul>(rounds: usize, backend: &mut B) {

@@ -1,5 +1,6 @@
-//! Puts the target's `memory.x` where the runtime crates' `link.x` looks for it, and turns the
-//! backend and parameter-set selections (`SABER_EMBEDDED_BACKENDS`, `SABER_EMBEDDED_VARIANTS`:
+//! Puts the target's `memory.x` where the runtime crates' `link.x` looks for it, names the core
+//! (`cfg(embedded_isa = "…")`: rv32imc, cortex-m4, cortex-m0), and turns the backend and
+//! parameter-set selections (`SABER_EMBEDDED_BACKENDS`, `SABER_EMBEDDED_VARIANTS`:
 //! comma-separated names; default every software backend and every parameter set) into cfgs.
 
 use std::env;
@@ -8,12 +9,17 @@ use std::path::PathBuf;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").unwrap());
-    let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
-    let memory = match arch.as_str() {
-        "riscv32" => Some("memory-riscv.x"),
-        "arm" => Some("memory-cortex-m.x"),
-        _ => None,
+    let target = env::var("TARGET").unwrap_or_default();
+    let (isa, memory) = match target.split('-').next().unwrap_or_default() {
+        "riscv32imc" => ("rv32imc", Some("memory-riscv.x")),
+        "thumbv7em" => ("cortex-m4", Some("memory-cortex-m.x")),
+        "thumbv6m" => ("cortex-m0", Some("memory-microbit.x")),
+        _ => ("host", None),
     };
+    println!(
+        "cargo:rustc-check-cfg=cfg(embedded_isa, values(\"rv32imc\", \"cortex-m4\", \"cortex-m0\", \"host\"))"
+    );
+    println!("cargo:rustc-cfg=embedded_isa=\"{isa}\"");
     if let Some(file) = memory {
         fs::copy(file, out.join("memory.x")).unwrap();
         println!("cargo:rustc-link-search={}", out.display());

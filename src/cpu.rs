@@ -5,27 +5,92 @@
 //! The SIMD modules gate their safe entry points on the token types below: a token can only be
 //! made by its `detect`, after the check succeeded, so holding one proves the CPU runs those
 //! instructions.
+//!
+//! # Capping the level
+//!
+//! Tests and benchmarks run every path on one machine by capping the level the library uses
+//! below what the CPU has ([`Isa`]: AVX-512 → AVX2 → portable):
+//! - at compile time with `--cfg saber_isa="avx2"` or `--cfg saber_isa="portable"` (in
+//!   `RUSTFLAGS`), which also bounds the run-time cap;
+//! - at run time with [`cap_isa`].
+//!
+//! Every check below and every token respects the cap, so every SIMD path follows it. A value
+//! that already holds a token (a backend or Keccak implementation constructed before the cap was
+//! lowered) keeps its path: the cap decides what is detected from then on.
+
+use core::sync::atomic::{AtomicU8, Ordering};
 
 cpufeatures::new!(avx2_cpuid, "avx2");
 cpufeatures::new!(avx512_f_bw_cpuid, "avx512f", "avx512bw");
 cpufeatures::new!(avx512_f_vl_cpuid, "avx2", "avx512f", "avx512vl");
 
-/// AVX2 (the NTT, packing, sampling and four-way Keccak AVX2 paths).
+/// An x86 instruction-set level the library may use, in increasing order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Isa {
+    /// No SIMD paths: the portable code, as on every other target.
+    Portable = 0,
+    /// AVX2 paths, no AVX-512 ones.
+    Avx2 = 1,
+    /// Every path the CPU runs (no cap).
+    Avx512 = 2,
+}
+
+impl Isa {
+    fn from_u8(value: u8) -> Self {
+        match value {
+            0 => Self::Portable,
+            1 => Self::Avx2,
+            _ => Self::Avx512,
+        }
+    }
+}
+
+/// The cap chosen at compile time (`--cfg saber_isa="…"`); no cap without it.
+const COMPILED_CAP: Isa = if cfg!(saber_isa = "portable") {
+    Isa::Portable
+} else if cfg!(saber_isa = "avx2") {
+    Isa::Avx2
+} else {
+    Isa::Avx512
+};
+
+/// The current cap, an [`Isa`] as `u8`. Relaxed ordering suffices: it is an independent flag that
+/// no other memory depends on.
+static CAP: AtomicU8 = AtomicU8::new(COMPILED_CAP as u8);
+
+/// Caps the instruction-set level every later detection reports at `level` (never above the
+/// compile-time cap); `Isa::Avx512` lifts a run-time cap. For tests and benchmarks that run
+/// every path on one machine: values constructed before the call keep their path.
+#[cfg(any(test, feature = "hazmat"))]
+pub fn cap_isa(level: Isa) {
+    CAP.store(level.min(COMPILED_CAP) as u8, Ordering::Relaxed);
+}
+
+/// The current cap ([`cap_isa`], `saber_isa`).
+pub fn isa_cap() -> Isa {
+    Isa::from_u8(CAP.load(Ordering::Relaxed))
+}
+
+/// AVX2 (the NTT, packing, sampling and four-way Keccak AVX2 paths), within the cap.
 #[inline]
 pub(crate) fn has_avx2() -> bool {
-    avx2_cpuid::get()
+    avx2_within(isa_cap())
 }
 
-/// AVX-512 F and BW (the AVX-512 NTT).
 #[inline]
-pub(crate) fn has_avx512_f_bw() -> bool {
-    avx512_f_bw_cpuid::get()
+fn avx2_within(cap: Isa) -> bool {
+    cap >= Isa::Avx2 && avx2_cpuid::get()
 }
 
-/// AVX2 and AVX-512 F and VL (the AVX-512 Keccak, four- and eight-way).
 #[inline]
-pub(crate) fn has_avx512_f_vl() -> bool {
-    avx512_f_vl_cpuid::get()
+fn avx512_f_bw_within(cap: Isa) -> bool {
+    cap >= Isa::Avx512 && avx512_f_bw_cpuid::get()
+}
+
+#[inline]
+fn avx512_f_vl_within(cap: Isa) -> bool {
+    cap >= Isa::Avx512 && avx512_f_vl_cpuid::get()
 }
 
 /// A proof type for one feature check: private field, created only by `detect`.
@@ -36,9 +101,17 @@ macro_rules! token {
         pub(crate) struct $name(());
 
         impl $name {
-            /// Some token if the check succeeds (cached after the first call).
+            /// Some token if the check succeeds within the current cap (CPUID cached after the
+            /// first call).
+            #[inline]
             pub(crate) fn detect() -> Option<Self> {
-                $check().then_some(Self(()))
+                Self::detect_within(isa_cap())
+            }
+
+            /// Some token if the check succeeds within `cap`.
+            #[inline]
+            fn detect_within(cap: Isa) -> Option<Self> {
+                $check(cap).then_some(Self(()))
             }
         }
     };
@@ -47,15 +120,49 @@ macro_rules! token {
 token!(
     /// Proof that the CPU executes AVX2 instructions.
     Avx2Token,
-    has_avx2
+    avx2_within
 );
 token!(
     /// Proof that the CPU (and the OS) execute AVX-512 F and BW instructions.
     Avx512BwToken,
-    has_avx512_f_bw
+    avx512_f_bw_within
 );
 token!(
     /// Proof that the CPU (and the OS) execute AVX2, AVX-512 F and AVX-512 VL instructions.
     Avx512VlToken,
-    has_avx512_f_vl
+    avx512_f_vl_within
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Under a portable cap no token exists, whatever the CPU has; under an AVX2 cap only the
+    /// AVX2 one, if CPUID reports AVX2; uncapped, what CPUID reports. (Checked on the cap as an
+    /// argument: the process-wide switch is exercised by `tests/isa_cap.rs`, in a process of its
+    /// own, since lowering it here would change what concurrent tests detect.)
+    #[test]
+    fn capping_to_portable_makes_every_token_none() {
+        assert!(Avx2Token::detect_within(Isa::Portable).is_none());
+        assert!(Avx512BwToken::detect_within(Isa::Portable).is_none());
+        assert!(Avx512VlToken::detect_within(Isa::Portable).is_none());
+        assert_eq!(
+            Avx2Token::detect_within(Isa::Avx2).is_some(),
+            avx2_cpuid::get()
+        );
+        assert!(Avx512BwToken::detect_within(Isa::Avx2).is_none());
+        assert!(Avx512VlToken::detect_within(Isa::Avx2).is_none());
+        assert_eq!(
+            Avx2Token::detect_within(Isa::Avx512).is_some(),
+            avx2_cpuid::get()
+        );
+        assert_eq!(
+            Avx512BwToken::detect_within(Isa::Avx512).is_some(),
+            avx512_f_bw_cpuid::get()
+        );
+        assert_eq!(
+            Avx512VlToken::detect_within(Isa::Avx512).is_some(),
+            avx512_f_vl_cpuid::get()
+        );
+    }
+}

@@ -9,14 +9,7 @@
 //! ([`Hasher::squeezes_in_advance`]). Otherwise jobs run one at a time. The bytes are the same
 //! either way.
 
-use sha3::{Digest, Sha3_256, Sha3_512};
-use shake::{ExtendableOutput, Shake128, Shake128Reader, Update, XofReader};
-use zeroize::Zeroize;
-
-use crate::keccak::lanes::{self, Function as KeccakFunction, Job as KeccakJob};
-#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-use crate::keccak::sponge::{self, Shake128Stream};
-use crate::keccak::{KeccakX4, LANES, MultiKeccak};
+use crate::keccak::{self, Multi, Shake128Stream, Single};
 use crate::params::Symmetric;
 
 /// Which of a family's functions a [`Job`] computes.
@@ -64,24 +57,40 @@ impl<'a> Job<'a> {
             output,
         }
     }
+
+    /// The job as a Keccak job (the SHA-3 family).
+    fn keccak(self) -> keccak::Job<'a> {
+        keccak::Job {
+            function: match self.function {
+                Function::H => keccak::Function::Sha3_256,
+                Function::G => keccak::Function::Sha3_512,
+                Function::Xof => keccak::Function::Shake128,
+            },
+            input: self.input,
+            output: self.output,
+        }
+    }
 }
 
-/// Runs the hashes of an operation, or of a group of operations, on the path chosen for this CPU
-/// once, when it is made.
+/// Runs the hashes of an operation, or of a group of operations, on the paths chosen for this
+/// CPU once, when it is made.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Hasher {
     family: Symmetric,
+    /// The implementation of one-state hashes and streams.
+    single: Single,
     /// The multi-way Keccak whose lanes independent jobs share, if sharing pays.
-    lanes: Option<MultiKeccak>,
+    lanes: Option<Multi>,
 }
 
 impl Hasher {
     /// For one operation: its independent streams share lanes only where four lanes cost no
-    /// more than one permutation (the AVX-512 four-way Keccak).
+    /// more than one single-state permutation (the AVX-512 four-way Keccak).
     pub(crate) fn for_operation(family: Symmetric) -> Self {
         Self {
             family,
-            lanes: one_state_lanes().map(MultiKeccak::from),
+            single: Single::fastest(),
+            lanes: Multi::x4_at_single_cost(),
         }
     }
 
@@ -90,6 +99,7 @@ impl Hasher {
     pub(crate) fn for_group(family: Symmetric, lanes: Lanes, count: usize) -> Self {
         Self {
             family,
+            single: Single::fastest(),
             lanes: lanes.for_group(count).0,
         }
     }
@@ -105,7 +115,7 @@ impl Hasher {
     pub(crate) fn run<'a>(&self, jobs: impl IntoIterator<Item = Job<'a>>) {
         match self.family {
             Symmetric::Sha3 => match self.lanes {
-                Some(keccak) => lanes::run(keccak, jobs.into_iter().map(keccak_job)),
+                Some(keccak) => keccak.run(jobs.into_iter().map(Job::keccak)),
                 None => jobs.into_iter().for_each(|job| self.run_one(job)),
             },
         }
@@ -115,18 +125,8 @@ impl Hasher {
     /// in the frame of the stage that runs the job (low-memory mode).
     #[inline(never)]
     fn run_one(&self, job: Job<'_>) {
-        match job.function {
-            Function::H => {
-                let mut digest = self.h(&job.input);
-                job.output.copy_from_slice(&digest);
-                digest.zeroize();
-            }
-            Function::G => {
-                let mut digest = self.g(&job.input);
-                job.output.copy_from_slice(&digest);
-                digest.zeroize();
-            }
-            Function::Xof => self.xof(&job.input).read(job.output),
+        match self.family {
+            Symmetric::Sha3 => self.single.run(job.keccak()),
         }
     }
 
@@ -134,151 +134,82 @@ impl Hasher {
     /// state lives only in this call, never in a caller's frame (low-memory mode).
     #[inline(never)]
     pub(crate) fn h(&self, parts: &[&[u8]]) -> [u8; 32] {
+        let mut digest = [0u8; 32];
         match self.family {
-            Symmetric::Sha3 => {
-                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-                if let Some(keccak) = one_state_lanes() {
-                    return sponge::sha3_256(keccak, parts);
-                }
-                let mut h = Sha3_256::new();
-                for part in parts {
-                    Digest::update(&mut h, part);
-                }
-                h.finalize().into()
-            }
+            Symmetric::Sha3 => self
+                .single
+                .hash(keccak::Function::Sha3_256, parts, &mut digest),
         }
+        digest
     }
 
-    /// G of the concatenation of `parts`.
+    /// G of the concatenation of `parts` (the FO transform runs G as a job).
+    #[cfg(feature = "hazmat")]
     #[inline(never)]
     pub(crate) fn g(&self, parts: &[&[u8]]) -> [u8; 64] {
+        let mut digest = [0u8; 64];
         match self.family {
-            Symmetric::Sha3 => {
-                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-                if let Some(keccak) = one_state_lanes() {
-                    return sponge::sha3_512(keccak, parts);
-                }
-                let mut h = Sha3_512::new();
-                for part in parts {
-                    Digest::update(&mut h, part);
-                }
-                h.finalize().into()
-            }
+            Symmetric::Sha3 => self
+                .single
+                .hash(keccak::Function::Sha3_512, parts, &mut digest),
         }
+        digest
     }
 
-    /// The XOF stream of the concatenation of `parts`, read as it is needed.
+    /// The XOF stream of the concatenation of `parts`, read as it is needed. Not inlined: the
+    /// stream is returned into the caller's slot for it (no copy in the caller's frame:
+    /// low-memory mode).
+    #[inline(never)]
     pub(crate) fn xof(&self, parts: &[&[u8]]) -> Xof {
         match self.family {
-            Symmetric::Sha3 => {
-                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-                if let Some(keccak) = one_state_lanes() {
-                    return Xof(XofState::FourWay(Shake128Stream::new(keccak, parts)));
-                }
-                let mut x = Shake128::default();
-                for part in parts {
-                    x.update(part);
-                }
-                Xof(XofState::Crate(x.finalize_xof()))
-            }
+            Symmetric::Sha3 => Xof(self.single.shake128(parts)),
         }
-    }
-}
-
-/// The four-way Keccak when four of its lanes cost no more than one permutation of the `keccak`
-/// crate on this CPU (AVX-512, detected once per process): then it also runs single hashes,
-/// on one of its states (`BENCHMARKS.md`, "KEM on x86_64": 0.81–0.83× the crates' time).
-#[inline]
-fn one_state_lanes() -> Option<KeccakX4> {
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    let keccak = KeccakX4::avx512();
-    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-    let keccak = None;
-    keccak
-}
-
-fn keccak_job(job: Job<'_>) -> KeccakJob<'_> {
-    KeccakJob {
-        function: match job.function {
-            Function::H => KeccakFunction::Sha3_256,
-            Function::G => KeccakFunction::Sha3_512,
-            Function::Xof => KeccakFunction::Shake128,
-        },
-        input: job.input,
-        output: job.output,
     }
 }
 
 /// A choice of multi-way Keccak for groups of operations: a vector implementation's lanes, or
 /// none (jobs one at a time). Tests and benches pick each path through the batch API.
 #[derive(Clone, Copy, Debug)]
-pub struct Lanes(Option<MultiKeccak>);
+pub struct Lanes(Option<Multi>);
 
 impl Lanes {
     /// The fastest for many independent hashes on this CPU: the eight-way AVX-512 Keccak, else
     /// the four-way AVX2 one, else none.
     pub fn fastest() -> Self {
-        let keccak = MultiKeccak::new();
-        Self(keccak.is_vectorised().then_some(keccak))
+        Self(Multi::x8().or_else(Multi::x4))
     }
 
     /// Every path this CPU runs: none, the portable four-way Keccak, and the vector ones.
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn all() -> impl Iterator<Item = Self> {
-        let mut all = [
-            Some(Self(None)),
-            Some(Self(Some(KeccakX4::portable().into()))),
-            None,
-            None,
-            None,
-        ];
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            all[2] = KeccakX4::avx2().map(|k| Self(Some(k.into())));
-            all[3] = KeccakX4::avx512().map(|k| Self(Some(k.into())));
-            all[4] = crate::keccak::KeccakX8::avx512().map(|k| Self(Some(MultiKeccak::X8(k))));
-        }
-        all.into_iter().flatten()
+        core::iter::once(Self(None)).chain(Multi::all().map(|keccak| Self(Some(keccak))))
     }
 
-    /// `"one at a time"`, or the multi-way Keccak's name.
+    /// `"one at a time"`, or the multi-way Keccak's name (`"portable"`, `"avx2"`, `"avx512"`,
+    /// `"avx512x8"`).
+    #[cfg(any(test, feature = "hazmat"))]
     pub fn name(&self) -> &'static str {
-        self.0.map_or("one at a time", |keccak| keccak.name())
+        self.0.map_or("one at a time", Multi::name)
     }
 
     /// Four AVX-512 lanes instead of eight for groups of up to four operations (an eight-way
     /// permutation costs more than a four-way one, and its extra lanes would idle).
     fn for_group(self, count: usize) -> Self {
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        if let (Some(MultiKeccak::X8(_)), true, Some(keccak)) =
-            (self.0, count <= LANES, KeccakX4::avx512())
-        {
-            return Self(Some(keccak.into()));
+        match (self.0, Multi::x4_at_single_cost()) {
+            (Some(keccak), Some(four)) if keccak.ways() == 8 && count <= four.ways() => {
+                Self(Some(four))
+            }
+            _ => self,
         }
-        let _ = count;
-        self
     }
 }
 
 /// An XOF output stream from [`Hasher::xof`]. Wiped on drop.
-pub(crate) struct Xof(XofState);
-
-// The four-way state (about 1 KB) exists only on x86: elsewhere the stream stays the crate's
-// (about 200 bytes), which the low-memory figures of the microcontrollers count on. No boxing: the
-// crate has no allocator, and on x86 the size is immaterial.
-#[allow(clippy::large_enum_variant)]
-enum XofState {
-    Crate(Shake128Reader),
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    FourWay(Shake128Stream),
-}
+pub(crate) struct Xof(Shake128Stream);
 
 impl Xof {
     /// The next `out.len()` bytes of the stream.
     pub(crate) fn read(&mut self, out: &mut [u8]) {
-        match &mut self.0 {
-            XofState::Crate(reader) => reader.read(out),
-            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            XofState::FourWay(stream) => stream.read(out),
-        }
+        self.0.read(out);
     }
 }

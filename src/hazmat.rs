@@ -108,3 +108,15 @@ where
         ))
     }
 }
+
+/// The Keccak layer (FIPS 202): the permutations, the one-state driver and the lane runner, for
+/// benchmarks and the embedded harness. Unstable.
+pub mod keccak {
+    pub use crate::keccak::{Function, Job, Multi, Shake128Stream, Single, permute};
+}
+
+/// The x86 instruction-set cap: the crate uses at most this level (AVX-512 → AVX2 → portable)
+/// on a machine that has more, for tests and benchmarks (also `--cfg saber_isa="avx2"` or
+/// `"portable"` at build time). Backends built before a cap keep their path.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub use crate::cpu::{Isa, cap_isa, isa_cap};

@@ -366,7 +366,10 @@ impl MatrixSource for EntryMatrix {
         buffered.used += 1;
     }
 
+    // Not inlined: the entry's XOF state (about 200 bytes) then lives in this call only, not in
+    // the frame of a caller that goes on to multiply (low-memory mode).
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline(never)]
     fn next_entry(&mut self, out: &mut Poly) {
         let (index, later) = self.indices.split_at(1);
         self.indices = later;

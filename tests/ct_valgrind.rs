@@ -46,6 +46,7 @@ use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::ParameterSet;
 use saber_kem::batch::{KeySeeds, Lanes};
 use saber_kem::hazmat::KeySelect;
+use saber_kem::hazmat::keccak::{Function, Job, Multi, Single};
 use saber_kem::polymul::PolyMulPublic;
 use saber_kem::{Backend, Ciphertext, DecapsulationKey, LowMemory, SaberKem, Variant};
 use saber_kem::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
@@ -440,6 +441,79 @@ fn public_backend_names() -> Vec<&'static str> {
     names
 }
 
+/// The single-state Keccak implementations Valgrind runs (not AVX-512).
+fn single_keccak_paths() -> Vec<Single> {
+    Single::all()
+        .filter(|k| !k.name().contains("avx512"))
+        .collect()
+}
+
+/// SHA3-512 and a SHAKE128 stream of a secret input on one single-state implementation (what
+/// the hash layer runs: the `keccak` crate's permutation, the 32-bit one of 32-bit targets, a
+/// state of a four-way one): nothing may branch on the input, every output byte must depend on
+/// it.
+fn exercise_single(keccak: Single) {
+    let secret = [9u8; 200];
+    valgrind::classify(&secret);
+    let mut digest = [0u8; 64];
+    keccak.run(Job::sha3_512_of(
+        [&secret[..100], &secret[100..]],
+        &mut digest,
+    ));
+    let mut stream = [0u8; 400];
+    keccak.shake128(&[&secret]).read(&mut stream);
+    expect_tainted("single digest", &digest);
+    expect_tainted("single stream", &stream);
+    valgrind::declassify(&digest);
+    valgrind::declassify(&stream);
+    black_box((&digest, &stream));
+}
+
+/// One decapsulation's lane jobs (`keccak::lanes`, what single operations run on AVX-512 CPUs,
+/// where Valgrind cannot follow): a public matrix stream, a secret-stream job on a secret seed
+/// and H of a secret input, sharing the four lanes. Nothing may branch on the secrets; every
+/// byte of the secret jobs' outputs must depend on them.
+fn exercise_lanes(keccak: Multi) {
+    let public_seed = [3u8; 32];
+    let secret_seed = [5u8; 32];
+    let secret_message = [7u8; 1088];
+    valgrind::classify(&secret_seed);
+    valgrind::classify(&secret_message);
+    let mut matrix = vec![0u8; 9 * 416];
+    let mut stream = [0u8; 768];
+    let mut digest = [0u8; 32];
+    let jobs = [
+        Job {
+            function: Function::Shake128,
+            input: [&public_seed, &[]],
+            output: &mut matrix,
+        },
+        Job {
+            function: Function::Shake128,
+            input: [&secret_seed, &[]],
+            output: &mut stream,
+        },
+        Job {
+            function: Function::Sha3_256,
+            input: [&secret_message, &[]],
+            output: &mut digest,
+        },
+    ];
+    keccak.run(jobs);
+    expect_tainted("lane secret stream", &stream);
+    expect_tainted("lane digest", &digest);
+    valgrind::declassify(&stream);
+    valgrind::declassify(&digest);
+    black_box((&matrix, &stream, &digest));
+}
+
+/// The four-way Keccak paths Valgrind runs (not AVX-512, see the module docs).
+fn lane_keccak_paths() -> Vec<Multi> {
+    Multi::all()
+        .filter(|k| !k.name().starts_with("avx512"))
+        .collect()
+}
+
 /// The lane paths Valgrind runs (not AVX-512, see the module docs): one job at a time, the
 /// portable four-way Keccak and the AVX2 one. Batch decapsulation puts secret streams and G of
 /// secret messages on the same lanes as public matrix streams and H(c).
@@ -478,6 +552,18 @@ fn cases() -> Vec<Case> {
                 expect_report: None,
             });
         }
+    }
+    for path in single_keccak_paths() {
+        cases.push(Case {
+            name: format!("single keccak-{}/jobs", path.name()),
+            expect_report: None,
+        });
+    }
+    for path in lane_keccak_paths() {
+        cases.push(Case {
+            name: format!("lanes keccak-{}/jobs", path.name()),
+            expect_report: None,
+        });
     }
     for lanes in batch_lane_paths() {
         for set in SETS {
@@ -533,6 +619,20 @@ fn run_case(name: &str) {
         _ => {}
     }
     let (backend_part, set) = name.split_once('/').expect("case is BACKEND/SET");
+    if let Some(path) = backend_part.strip_prefix("single keccak-") {
+        let keccak = single_keccak_paths()
+            .into_iter()
+            .find(|k| k.name() == path)
+            .unwrap_or_else(|| panic!("Keccak path {path} not on this CPU"));
+        return exercise_single(keccak);
+    }
+    if let Some(path) = backend_part.strip_prefix("lanes keccak-") {
+        let keccak = lane_keccak_paths()
+            .into_iter()
+            .find(|k| k.name() == path)
+            .unwrap_or_else(|| panic!("Keccak path {path} not on this CPU"));
+        return exercise_lanes(keccak);
+    }
     if let Some(path) = backend_part.strip_prefix("batch lanes-") {
         let lanes = batch_lane_paths()
             .into_iter()
@@ -608,7 +708,10 @@ fn main() -> ExitCode {
         .into_iter()
         .filter(|c| c.name.contains(&filter))
         .filter(|c| {
-            full || c.expect_report.is_some() || QUICK_SETS.iter().any(|s| c.name.ends_with(s))
+            full || c.expect_report.is_some()
+                || c.name.starts_with("lanes ")
+                || c.name.starts_with("single ")
+                || QUICK_SETS.iter().any(|s| c.name.ends_with(s))
         })
         .filter(|c| full || !c.name.starts_with("low-memory "))
         .collect();

@@ -6,7 +6,7 @@
 //! - `row,<isa>,<variant>,<backend>,<mode>,<op>,<instructions>,<stack_bytes>`
 //! - `digest,<variant>,<backend>,<mode>,<hex>`: SHA3-256 of pk ‖ sk ‖ ct ‖ ss, compared with
 //!   the host build's (which the KATs cover) so the target's bytes are checked too;
-//! - `calibration,<isa>,<instructions per counter unit>`;
+//! - `calibration,<isa>,<instructions per 1000 counter units>`;
 //! - `fail,…` for any functional failure; the exit status is then 1.
 //!
 //! On the host (`cargo run --release` without a target) the same code runs with no counters:

@@ -5,9 +5,14 @@
 //! - Cortex-M4: QEMU does not implement the DWT cycle counter; under `-icount shift=0` one
 //!   instruction takes 1 ns of virtual time and SysTick runs from the 25 MHz core clock of
 //!   mps2-an386, so one tick is 40 instructions (checked at start-up by [`calibrate`]).
+//! - Cortex-M0 (`microbit`, nRF51): the same with the 16 MHz core clock, 62.5 instructions per
+//!   tick (±63 per figure).
 //!
 //! Peak stack is measured by painting: [`measure`] fills a window below the current stack
-//! pointer with a pattern, runs the operation, and finds the lowest word that changed.
+//! pointer with a pattern, runs the operation, and finds the lowest word that changed. On the
+//! Cortex-M0 the window is all the RAM below the stack, and the stack sits below the statics
+//! (`memory-microbit.x`): an operation that needs more stack than the 16 KB leave runs off the
+//! bottom of RAM, which QEMU stops at once ("Lockup"), and `../run` reports it.
 
 /// Instructions executed and stack bytes used by one operation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -22,8 +27,11 @@ pub struct Measurement {
 #[cfg(all(target_os = "none", target_arch = "riscv32"))]
 pub const ISA: &str = "rv32imc";
 /// Short ISA name used in the CSV.
-#[cfg(all(target_os = "none", target_arch = "arm"))]
+#[cfg(all(target_os = "none", embedded_isa = "cortex-m4"))]
 pub const ISA: &str = "cortex-m4";
+/// Short ISA name used in the CSV.
+#[cfg(all(target_os = "none", embedded_isa = "cortex-m0"))]
+pub const ISA: &str = "cortex-m0";
 /// Short ISA name used in the CSV.
 #[cfg(not(target_os = "none"))]
 pub const ISA: &str = "host";
@@ -43,8 +51,23 @@ mod bare {
     use core::arch::asm;
 
     /// Bytes painted below the stack pointer; more than any operation uses (checked).
-    pub const WINDOW: usize = 64 * 1024;
+    #[cfg(not(embedded_isa = "cortex-m0"))]
+    const WINDOW: usize = 64 * 1024;
     const PAINT: u32 = 0xDEAD_BEEF;
+
+    /// The lowest address painted below `base`: a window, or on the Cortex-M0 the bottom of RAM
+    /// (`memory-microbit.x` puts the stack below the statics).
+    pub fn paint_bottom(base: usize) -> usize {
+        #[cfg(not(embedded_isa = "cortex-m0"))]
+        {
+            (base - WINDOW) & !3
+        }
+        #[cfg(embedded_isa = "cortex-m0")]
+        {
+            let _ = base;
+            0x2000_0000
+        }
+    }
 
     #[inline(always)]
     pub fn stack_pointer() -> usize {
@@ -68,7 +91,8 @@ mod bare {
         let mut p = bottom;
         while p < top {
             // SAFETY: the window lies in RAM below the live stack (memory.x gives 16 MiB / 4 MiB
-            // of RAM with the stack at its top and a tiny .bss at its bottom).
+            // of RAM with the stack at its top and a tiny .bss at its bottom; on the Cortex-M0
+            // the statics are above the stack and the window ends at the bottom of RAM).
             unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
             p += 4;
         }
@@ -119,9 +143,9 @@ mod bare {
         Some(minstret() - start)
     }
 
-    /// Instructions per counter unit.
+    /// Instructions per counter unit, as a fraction.
     #[cfg(target_arch = "riscv32")]
-    pub const INSTRUCTIONS_PER_COUNT: u64 = 1;
+    pub const INSTRUCTIONS_PER_COUNT: (u64, u64) = (1, 1);
 
     #[cfg(target_arch = "arm")]
     const SYST_CSR: *mut u32 = 0xE000_E010 as *mut u32;
@@ -137,7 +161,7 @@ mod bare {
     /// SysTick free-running from the core clock, no interrupt.
     #[cfg(target_arch = "arm")]
     pub fn init() {
-        // SAFETY: SysTick registers of the Cortex-M4 system control space.
+        // SAFETY: SysTick registers of the Cortex-M system control space.
         unsafe {
             core::ptr::write_volatile(SYST_RVR, SYST_PERIOD - 1);
             core::ptr::write_volatile(SYST_CVR, 0);
@@ -177,9 +201,13 @@ mod bare {
         Some(u64::from(SYST_PERIOD - value))
     }
 
-    /// Instructions per SysTick tick under `-icount shift=0` (1 ns per instruction, 25 MHz).
-    #[cfg(target_arch = "arm")]
-    pub const INSTRUCTIONS_PER_COUNT: u64 = 40;
+    /// Instructions per SysTick tick under `-icount shift=0` (1 ns per instruction, 25 MHz), as
+    /// a fraction.
+    #[cfg(embedded_isa = "cortex-m4")]
+    pub const INSTRUCTIONS_PER_COUNT: (u64, u64) = (40, 1);
+    /// Instructions per SysTick tick under `-icount shift=0` (1 ns per instruction, 16 MHz).
+    #[cfg(embedded_isa = "cortex-m0")]
+    pub const INSTRUCTIONS_PER_COUNT: (u64, u64) = (125, 2);
 
     /// `iterations` turns of a two-instruction loop.
     #[inline(never)]
@@ -198,14 +226,56 @@ mod bare {
     }
 }
 
+/// What `../run` asks for on the semihosting command line (nothing on the host).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Arguments {
+    /// The number of measured units to skip (`skip=N`: `../run` restarts a run after a unit that
+    /// does not fit in RAM).
+    pub skip: usize,
+    /// Whether to leave out the units that are not a backend's (`noshared`: an image after the
+    /// first of a core built one backend per image).
+    pub no_shared: bool,
+}
+
+/// The semihosting command line's [`Arguments`].
+pub fn arguments() -> Arguments {
+    #[allow(unused_mut)]
+    let mut arguments = Arguments::default();
+    #[cfg(target_os = "none")]
+    if let Ok(args) = semihosting::experimental::env::args::<64>() {
+        for arg in (&args).filter_map(Result::ok) {
+            if let Some(Ok(skip)) = arg.strip_prefix("skip=").map(str::parse) {
+                arguments.skip = skip;
+            }
+            arguments.no_shared |= arg == "noshared";
+        }
+    }
+    arguments
+}
+
+/// Bytes of stack an operation called from here could use before running out of RAM (the
+/// painted window; 0 on the host).
+#[inline(never)]
+pub fn stack_available() -> usize {
+    #[cfg(target_os = "none")]
+    {
+        let base = bare::stack_pointer();
+        base - bare::paint_bottom(base)
+    }
+    #[cfg(not(target_os = "none"))]
+    {
+        0
+    }
+}
+
 /// Starts the counters.
 pub fn init() {
     #[cfg(target_os = "none")]
     bare::init();
 }
 
-/// Instructions per counter unit measured on a known loop (0 on the host). The run fails if it
-/// is not the documented value.
+/// Instructions per 1000 counter units measured on a known loop (0 on the host). The run fails
+/// if it is not the documented value (to the nearest thousandth).
 pub fn calibrate() -> (u64, bool) {
     #[cfg(target_os = "none")]
     {
@@ -213,8 +283,12 @@ pub fn calibrate() -> (u64, bool) {
         let start = bare::start();
         bare::spin(ITERATIONS);
         let counts = bare::elapsed(start).unwrap_or(0);
-        let per_count = (2 * u64::from(ITERATIONS) + counts / 2) / counts.max(1);
-        (per_count, per_count == bare::INSTRUCTIONS_PER_COUNT)
+        let per_kilocount = (2_000 * u64::from(ITERATIONS) + counts / 2) / counts.max(1);
+        let (numerator, denominator) = bare::INSTRUCTIONS_PER_COUNT;
+        (
+            per_kilocount,
+            per_kilocount == 1000 * numerator / denominator,
+        )
     }
     #[cfg(not(target_os = "none"))]
     {
@@ -228,7 +302,7 @@ pub fn measure(op: &mut dyn FnMut()) -> Option<Measurement> {
     #[cfg(target_os = "none")]
     {
         let base = bare::stack_pointer();
-        let bottom = (base - bare::WINDOW) & !3;
+        let bottom = bare::paint_bottom(base);
         bare::paint(bottom);
         let start = bare::start();
         op();
@@ -237,8 +311,9 @@ pub fn measure(op: &mut dyn FnMut()) -> Option<Measurement> {
         if lowest == bottom {
             return None;
         }
+        let (numerator, denominator) = bare::INSTRUCTIONS_PER_COUNT;
         Some(Measurement {
-            instructions: counts * bare::INSTRUCTIONS_PER_COUNT,
+            instructions: counts * numerator / denominator,
             stack_bytes: base - lowest,
         })
     }

@@ -1,9 +1,16 @@
-//! The measured matrix: every parameter set × selected backend × memory mode × operation.
+//! The measured matrix: every parameter set × selected backend × memory mode × operation, and
+//! the Keccak-f\[1600\] permutation of each single-state implementation.
+//!
+//! Everything measured belongs to a numbered unit (a `unit,<n>,…` line first): `../run` restarts
+//! a run that stopped in a unit (an operation that outgrew the RAM) with `skip=<n + 1>`.
 
-use saber_kem::hash::sha3_256;
-use saber_kem::poly::{Poly, SecretPoly};
-use saber_kem::sampling::{MatrixSource, StreamMatrix};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use saber_kem::hazmat::keccak::Single;
+use saber_kem::hazmat::{sha3_256, shake128};
+use saber_kem::polymul::{Poly, SecretPoly};
 use saber_kem::{
+    Backend,
     FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, LowMemory, ParameterSet, PolyMul, Saber,
     SaberPlus,
 };
@@ -23,9 +30,9 @@ const MESSAGE: [u8; 32] = [0x21; 32];
 
 /// Byte-level operations of one parameter set (the hazmat API of `SaberKem`).
 trait Kem: ParameterSet {
-    fn generate<B: PolyMul>(b: &mut B, pk: &mut [u8], sk: &mut [u8]) -> bool;
-    fn encaps<B: PolyMul>(b: &mut B, pk: &[u8], ct: &mut [u8]) -> Option<[u8; 32]>;
-    fn decaps<B: PolyMul>(b: &mut B, sk: &[u8], ct: &[u8]) -> Option<[u8; 32]>;
+    fn generate<B: Backend>(b: &mut B, pk: &mut [u8], sk: &mut [u8]) -> bool;
+    fn encaps<B: Backend>(b: &mut B, pk: &[u8], ct: &mut [u8]) -> Option<[u8; 32]>;
+    fn decaps<B: Backend>(b: &mut B, sk: &[u8], ct: &[u8]) -> Option<[u8; 32]>;
     fn lengths() -> (usize, usize, usize) {
         (
             size_of::<Self::PublicKeyBytes>(),
@@ -38,13 +45,13 @@ trait Kem: ParameterSet {
 macro_rules! impl_kem {
     ($($p:ty),*) => {$(
         impl Kem for $p {
-            fn generate<B: PolyMul>(b: &mut B, pk: &mut [u8], sk: &mut [u8]) -> bool {
+            fn generate<B: Backend>(b: &mut B, pk: &mut [u8], sk: &mut [u8]) -> bool {
                 <$p>::keypair_into(b, &SEED_A, &SEED_S, &Z, pk, sk).is_ok()
             }
-            fn encaps<B: PolyMul>(b: &mut B, pk: &[u8], ct: &mut [u8]) -> Option<[u8; 32]> {
+            fn encaps<B: Backend>(b: &mut B, pk: &[u8], ct: &mut [u8]) -> Option<[u8; 32]> {
                 <$p>::encapsulate_into(b, pk, &MESSAGE, ct).ok().map(|ss| *ss.as_bytes())
             }
-            fn decaps<B: PolyMul>(b: &mut B, sk: &[u8], ct: &[u8]) -> Option<[u8; 32]> {
+            fn decaps<B: Backend>(b: &mut B, sk: &[u8], ct: &[u8]) -> Option<[u8; 32]> {
                 <$p>::decapsulate_from(b, sk, ct).ok().map(|ss| *ss.as_bytes())
             }
         }
@@ -58,6 +65,43 @@ impl_kem!(
     SaberPlus,
     FireSaberPlus
 );
+
+/// The next unit's number, and how many to skip (single-threaded: plain loads and stores,
+/// which every core here has).
+static NEXT_UNIT: AtomicUsize = AtomicUsize::new(0);
+static SKIP_UNITS: AtomicUsize = AtomicUsize::new(0);
+/// Whether the units that are not a backend's are left out (`platform::Arguments::no_shared`).
+static NO_SHARED: AtomicBool = AtomicBool::new(false);
+
+/// Starts the next unit: whether to run it (not among the skipped ones), with its `unit` line.
+fn unit(what: core::fmt::Arguments<'_>) -> bool {
+    let n = NEXT_UNIT.load(Ordering::Relaxed);
+    NEXT_UNIT.store(n + 1, Ordering::Relaxed);
+    if n < SKIP_UNITS.load(Ordering::Relaxed) {
+        return false;
+    }
+    outln!("unit,{n},{what}");
+    true
+}
+
+/// [`unit`] for the units that are not a backend's: numbered, but not run in an image that
+/// leaves them out.
+fn shared_unit(what: core::fmt::Arguments<'_>) -> bool {
+    if NO_SHARED.load(Ordering::Relaxed) {
+        NEXT_UNIT.store(NEXT_UNIT.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        return false;
+    }
+    unit(what)
+}
+
+/// Announces an operation (`begin` line, with the stack bytes it has before the RAM ends):
+/// `../run` names it if the core stops in it.
+fn begin(variant: &str, backend: &str, mode: &str, op: &str) {
+    outln!(
+        "begin,{ISA},{variant},{backend},{mode},{op},{}",
+        platform::stack_available()
+    );
+}
 
 fn row(variant: &str, backend: &str, mode: &str, op: &str, m: &Measurement) {
     outln!(
@@ -85,8 +129,11 @@ mod heapless_hex {
 }
 
 /// Key generation, encapsulation and decapsulation of `P` with `backend`; checks that the
-/// shared secrets agree and that a tampered ciphertext is implicitly rejected.
-fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) -> bool {
+/// shared secrets agree and that a tampered ciphertext is implicitly rejected. Not inlined (nor
+/// are the other measuring functions): the buffers of one parameter set at a time on the stack,
+/// which the Cortex-M0's 16 KB of RAM need.
+#[inline(never)]
+fn run_one<P: Kem, B: Backend>(backend: &mut B, backend_name: &str, mode: &str) -> bool {
     let (pk_len, sk_len, ct_len) = P::lengths();
     let mut pk = [0u8; MAX_PK];
     let mut sk = [0u8; MAX_SK];
@@ -99,6 +146,7 @@ fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) 
     };
 
     let mut ok = false;
+    begin(variant, backend_name, mode, "keygen");
     let Some(m) = platform::measure(&mut || ok = P::generate(backend, pk, sk)) else {
         return fail("keygen measurement overflow");
     };
@@ -108,6 +156,7 @@ fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) 
     row(variant, backend_name, mode, "keygen", &m);
 
     let mut sent = None;
+    begin(variant, backend_name, mode, "encaps");
     let Some(m) = platform::measure(&mut || sent = P::encaps(backend, pk, ct)) else {
         return fail("encaps measurement overflow");
     };
@@ -117,6 +166,7 @@ fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) 
     row(variant, backend_name, mode, "encaps", &m);
 
     let mut received = None;
+    begin(variant, backend_name, mode, "decaps");
     let Some(m) = platform::measure(&mut || received = P::decaps(backend, sk, ct)) else {
         return fail("decaps measurement overflow");
     };
@@ -142,12 +192,12 @@ fn run_one<P: Kem, B: PolyMul>(backend: &mut B, backend_name: &str, mode: &str) 
 
 /// All selected parameter sets (`SABER_EMBEDDED_VARIANTS`, default all) with one backend in
 /// one mode.
-fn run_sets<B: PolyMul>(backend: &mut B, name: &str, mode: &str) -> bool {
+fn run_sets<B: Backend>(backend: &mut B, name: &str, mode: &str) -> bool {
     let mut ok = true;
     macro_rules! set {
         ($p:ty, $name:literal) => {
             #[cfg(any(embedded_variant = "all", embedded_variant = $name))]
-            {
+            if unit(format_args!("{},{name},{mode}", $name)) {
                 ok &= run_one::<$p, B>(backend, name, mode);
             }
         };
@@ -162,6 +212,7 @@ fn run_sets<B: PolyMul>(backend: &mut B, name: &str, mode: &str) -> bool {
 }
 
 /// Cost of one product `a · s` (prepare, multiply-accumulate, finish) with `backend`.
+#[inline(never)]
 fn micro_product<B: PolyMul>(backend: &mut B, name: &str) {
     let mut a = Poly::ZERO;
     let mut s = SecretPoly::ZERO;
@@ -170,6 +221,7 @@ fn micro_product<B: PolyMul>(backend: &mut B, name: &str) {
         *y = ((k * 7) % 11) as i8 - 5;
     }
     let mut out = Poly::ZERO;
+    begin("-", name, "-", "product");
     if let Some(m) = platform::measure(&mut || out = backend.mul(&a, &s)) {
         outln!(
             "micro,{ISA},{name},product,{},{}",
@@ -180,8 +232,31 @@ fn micro_product<B: PolyMul>(backend: &mut B, name: &str) {
     core::hint::black_box(&out);
 }
 
+/// One Keccak-f\[1600\] permutation per single-state implementation, as `keccak-f1600` rows
+/// (backend: the implementation): nine permutations minus one, over eight, so that neither the
+/// conversion to and from the implementation's layout nor the counter's resolution enters.
+#[inline(never)]
+fn keccak_rows() {
+    for single in Single::all() {
+        let mut state = [0u64; 25];
+        let name = single.name();
+        begin("-", name, "-", "keccak-f1600");
+        let once = platform::measure(&mut || single.permute(&mut state, 1));
+        let nine = platform::measure(&mut || single.permute(&mut state, 9));
+        if let (Some(once), Some(nine)) = (once, nine) {
+            let one = Measurement {
+                instructions: (nine.instructions - once.instructions) / 8,
+                stack_bytes: once.stack_bytes,
+            };
+            row("-", name, "-", "keccak-f1600", &one);
+        }
+        core::hint::black_box(&state);
+    }
+}
+
 /// Cost of the symmetric primitives: one SHA3-256 of 32 bytes (one Keccak-f[1600] and padding),
-/// and one matrix polynomial (416 bytes of SHAKE128 and 13-bit unpacking).
+/// and the XOF bytes of one matrix polynomial (416 bytes of SHAKE128).
+#[inline(never)]
 fn micro_hash() {
     let input = [7u8; 32];
     let mut out = [0u8; 32];
@@ -193,11 +268,10 @@ fn micro_hash() {
         );
     }
     core::hint::black_box(&out);
-    let mut entry = Poly::ZERO;
-    let mut matrix = StreamMatrix::new(&input);
-    if let Some(m) = platform::measure(&mut || matrix.next_entry(&mut entry)) {
+    let mut entry = [0u8; 416];
+    if let Some(m) = platform::measure(&mut || shake128(&[&input], &mut entry)) {
         outln!(
-            "micro,{ISA},-,matrix entry,{},{}",
+            "micro,{ISA},-,shake128(416 B),{},{}",
             m.instructions,
             m.stack_bytes
         );
@@ -226,7 +300,8 @@ impl PolyMul for NoProducts {
 }
 
 /// Cost of everything but the products, per operation, for `P`.
-fn profile_without_products<P: Kem, B: PolyMul>(backend: &mut B, mode: &str) {
+#[inline(never)]
+fn profile_without_products<P: Kem, B: Backend>(backend: &mut B, mode: &str) {
     let (pk_len, sk_len, ct_len) = P::lengths();
     let mut pk = [0u8; MAX_PK];
     let mut sk = [0u8; MAX_SK];
@@ -242,18 +317,21 @@ fn profile_without_products<P: Kem, B: PolyMul>(backend: &mut B, mode: &str) {
             );
         }
     };
+    begin(variant, "no-products", mode, "keygen");
     report(
         "keygen",
         platform::measure(&mut || {
             P::generate(backend, pk, sk);
         }),
     );
+    begin(variant, "no-products", mode, "encaps");
     report(
         "encaps",
         platform::measure(&mut || {
             P::encaps(backend, pk, ct);
         }),
     );
+    begin(variant, "no-products", mode, "decaps");
     report(
         "decaps",
         platform::measure(&mut || {
@@ -265,7 +343,9 @@ fn profile_without_products<P: Kem, B: PolyMul>(backend: &mut B, mode: &str) {
 /// One backend in both modes.
 #[inline(never)]
 fn run_backend<B: PolyMul>(mut make: impl FnMut() -> B, name: &str) -> bool {
-    micro_product(&mut make(), name);
+    if unit(format_args!("-,{name},product")) {
+        micro_product(&mut make(), name);
+    }
     let mut ok = run_sets(&mut make(), name, "speed");
     ok &= run_sets(&mut LowMemory(make()), name, "low-memory");
     ok
@@ -281,11 +361,21 @@ pub fn run_all() -> bool {
     if !calibrated {
         outln!("fail,{ISA},calibration");
     }
-    micro_hash();
+    let arguments = platform::arguments();
+    SKIP_UNITS.store(arguments.skip, Ordering::Relaxed);
+    NO_SHARED.store(arguments.no_shared, Ordering::Relaxed);
+    if shared_unit(format_args!("-,-,symmetric")) {
+        keccak_rows();
+        micro_hash();
+    }
     #[cfg(any(embedded_variant = "all", embedded_variant = "Saber"))]
     {
-        profile_without_products::<Saber, _>(&mut NoProducts, "speed");
-        profile_without_products::<Saber, _>(&mut LowMemory(NoProducts), "low-memory");
+        if shared_unit(format_args!("Saber,no-products,speed")) {
+            profile_without_products::<Saber, _>(&mut NoProducts, "speed");
+        }
+        if shared_unit(format_args!("Saber,no-products,low-memory")) {
+            profile_without_products::<Saber, _>(&mut LowMemory(NoProducts), "low-memory");
+        }
     }
     macro_rules! each {
         ($id:ident, $name:literal, $ctor:expr) => {

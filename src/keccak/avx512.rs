@@ -19,7 +19,7 @@
 //! register's size.
 #![allow(unsafe_code)]
 
-pub(super) use crate::cpu::Avx512VlToken as Avx512Token;
+use crate::cpu::Avx512VlToken as Avx512Token;
 
 /// `vpternlogq` truth tables, indexed by `(a << 2) | (b << 1) | c`.
 const XOR3: i32 = 0x96;

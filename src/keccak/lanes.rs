@@ -1,109 +1,133 @@
-//! The job runner: independent hash computations spread over the states of a multi-way
-//! permutation ([`MultiKeccak`]). Where all lanes of a permutation cost about as much as one
-//! (vector implementations), `W` independent hashes take as many permutations as the longest of
-//! them instead of their sum: the matrix stream, the secret stream and H(ct) of one
-//! decapsulation ([`crate::batch`], "Inside one operation"), or every hash of a batch.
+//! The lane runner: independent jobs spread over the states of a multi-way permutation
+//! ([`Multi`]). Where all lanes of a permutation cost about as much as one (vector
+//! implementations), `W` independent hashes take as many permutations as the longest of them
+//! instead of their sum: the matrix stream, the secret stream and H(ct) of one decapsulation, or
+//! every hash of a batch.
 //!
-//! Each state runs one job at a time (FIPS 202 sponges: absorb `rate`-byte blocks, pad with the
-//! job's suffix, squeeze); a state whose job is done takes the next job, cleared first. The
-//! schedule depends only on the jobs' lengths, which are public.
+//! Each state runs one job at a time on the sponge engine ([`super::sponge`]); a state whose job
+//! is done takes the next job, cleared first. The schedule depends only on the jobs' lengths,
+//! which are public.
 
-use zeroize::Zeroize;
+use super::Job;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+use super::multi::KeccakX8;
+use super::multi::{KeccakX4, MultiState, Permutation, X4};
+use super::sponge::Sponge;
 
-use super::{
-    KeccakX4, MultiKeccak, MultiState, Permutation, SHA3_256_RATE, SHA3_512_RATE, SHA3_SUFFIX,
-    SHAKE_SUFFIX, SHAKE128_RATE,
-};
+/// Several states at once: one multi-way permutation and the lane runner on it.
+#[derive(Clone, Copy, Debug)]
+pub struct Multi(Ways);
 
-/// The hash function of a [`Job`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Function {
-    /// SHAKE128, any output length.
-    Shake128,
-    /// SHA3-256 (32-byte output).
-    Sha3_256,
-    /// SHA3-512 (64-byte output).
-    Sha3_512,
+#[derive(Clone, Copy, Debug)]
+enum Ways {
+    // Off x86 only the portable four-way permutation exists, which only tests and benchmarks
+    // run (`Multi::all`).
+    #[cfg_attr(
+        not(any(test, feature = "hazmat", target_arch = "x86", target_arch = "x86_64")),
+        allow(dead_code)
+    )]
+    X4(KeccakX4),
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    X8(KeccakX8),
 }
 
-impl Function {
-    fn rate(self) -> usize {
-        match self {
-            Self::Shake128 => SHAKE128_RATE,
-            Self::Sha3_256 => SHA3_256_RATE,
-            Self::Sha3_512 => SHA3_512_RATE,
-        }
-    }
-
-    fn suffix(self) -> u8 {
-        match self {
-            Self::Shake128 => SHAKE_SUFFIX,
-            Self::Sha3_256 | Self::Sha3_512 => SHA3_SUFFIX,
-        }
-    }
-}
-
-/// One hash computation: `function` of `input[0] ‖ input[1]` into all of `output`.
-pub struct Job<'a> {
-    /// The hash function.
-    pub function: Function,
-    /// The input, as two parts (the second may be empty).
-    pub input: [&'a [u8]; 2],
-    /// Where the hash goes; its length is the output length (32 for SHA3-256, 64 for SHA3-512).
-    pub output: &'a mut [u8],
-}
-
-impl<'a> Job<'a> {
-    /// SHAKE128 of `input` into `output`.
-    pub fn shake128(input: &'a [u8], output: &'a mut [u8]) -> Self {
-        Self {
-            function: Function::Shake128,
-            input: [input, &[]],
-            output,
-        }
-    }
-
-    /// SHA3-256 of `input` into `output`.
-    pub fn sha3_256(input: &'a [u8], output: &'a mut [u8; 32]) -> Self {
-        Self::sha3_256_of([input, &[]], output)
-    }
-
-    /// SHA3-256 of `input[0] ‖ input[1]` into `output`.
-    pub fn sha3_256_of(input: [&'a [u8]; 2], output: &'a mut [u8; 32]) -> Self {
-        Self {
-            function: Function::Sha3_256,
-            input,
-            output,
-        }
-    }
-
-    /// SHA3-512 of `input[0] ‖ input[1]` into `output`.
-    pub fn sha3_512_of(input: [&'a [u8]; 2], output: &'a mut [u8; 64]) -> Self {
-        Self {
-            function: Function::Sha3_512,
-            input,
-            output,
-        }
-    }
-}
-
-/// Where a job stands.
-#[derive(Clone, Copy, Default)]
-struct Progress {
-    /// Input bytes absorbed so far.
-    absorbed: usize,
-    /// Whether the padded last block has been absorbed (the job is squeezing).
-    padded: bool,
-    /// Output bytes written so far.
-    squeezed: usize,
-}
-
-/// Runs every job on the lanes of `keccak`; on return each output holds its hash.
-pub fn run<'a>(keccak: impl Into<MultiKeccak>, jobs: impl IntoIterator<Item = Job<'a>>) {
-    match keccak.into() {
-        MultiKeccak::X4(keccak) => run_on::<4, KeccakX4>(keccak, jobs.into_iter()),
+impl Multi {
+    /// The fastest vector four-way permutation on this CPU (AVX-512VL, else AVX2, within the
+    /// [`crate::cpu`] cap); `None` without one (the portable four-way permutation is no faster
+    /// than four single ones).
+    pub fn x4() -> Option<Self> {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        MultiKeccak::X8(keccak) => run_on::<8, super::KeccakX8>(keccak, jobs.into_iter()),
+        if let Some(keccak) = KeccakX4::avx512().or_else(KeccakX4::avx2) {
+            return Some(Self(Ways::X4(keccak)));
+        }
+        None
+    }
+
+    /// The four-way permutation when its four lanes cost no more than one single-state
+    /// permutation: the AVX-512 one (within the cap); `None` elsewhere. Then even one operation's
+    /// independent streams gain from sharing lanes.
+    pub fn x4_at_single_cost() -> Option<Self> {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let Some(keccak) = KeccakX4::avx512() {
+            return Some(Self(Ways::X4(keccak)));
+        }
+        None
+    }
+
+    /// The eight-way permutation (AVX-512), if this CPU has it within the cap.
+    pub fn x8() -> Option<Self> {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let Some(keccak) = KeccakX8::avx512() {
+            return Some(Self(Ways::X8(keccak)));
+        }
+        None
+    }
+
+    /// Every multi-way permutation this CPU runs, the portable four-way one first (for tests and
+    /// benchmarks).
+    #[cfg(any(test, feature = "hazmat"))]
+    pub fn all() -> impl Iterator<Item = Self> {
+        let all = KeccakX4::all().map(|keccak| Self(Ways::X4(keccak)));
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        let all = all.chain(Self::x8());
+        all
+    }
+
+    /// The number of states permuted together.
+    pub fn ways(self) -> usize {
+        match self.0 {
+            Ways::X4(_) => X4,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Ways::X8(_) => 8,
+        }
+    }
+
+    /// `"portable"`, `"avx2"`, `"avx512"` (four-way) or `"avx512x8"`.
+    #[cfg(any(test, feature = "hazmat"))]
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Ways::X4(keccak) => keccak.name(),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Ways::X8(_) => "avx512x8",
+        }
+    }
+
+    /// Runs every job on the lanes; on return each output holds its hash. The schedule depends
+    /// only on the jobs' (public) lengths.
+    pub fn run<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
+        match self.0 {
+            Ways::X4(keccak) => run_on::<X4, _>(keccak, jobs.into_iter()),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Ways::X8(keccak) => run_on::<8, _>(keccak, jobs.into_iter()),
+        }
+    }
+
+    /// Applies the permutation `times` times to each of `states` (`ways()` of them: fewer are
+    /// completed with zero states, more are left alone), converting to and from the lanes once,
+    /// so that benchmarks can take the cost of one permutation from many.
+    #[cfg(any(test, feature = "hazmat"))]
+    pub fn permute(self, states: &mut [[u64; 25]], times: usize) {
+        fn on<const W: usize>(keccak: impl Permutation<W>, states: &mut [[u64; 25]], times: usize) {
+            let mut multi = MultiState::<W>::new();
+            for (lane, state) in states.iter().enumerate().take(W) {
+                for (word, &value) in multi.lanes.iter_mut().zip(state) {
+                    word[lane] = value;
+                }
+            }
+            for _ in 0..times {
+                keccak.permute(&mut multi);
+            }
+            for (lane, state) in states.iter_mut().enumerate().take(W) {
+                for (word, value) in multi.lanes.iter().zip(state) {
+                    *value = word[lane];
+                }
+            }
+        }
+        match self.0 {
+            Ways::X4(keccak) => on(keccak, states, times),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Ways::X8(keccak) => on(keccak, states, times),
+        }
     }
 }
 
@@ -112,116 +136,54 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
     mut jobs: impl Iterator<Item = Job<'a>>,
 ) {
     let mut state = MultiState::<W>::new();
-    let mut block = [0u8; SHAKE128_RATE];
-    let mut lanes: [Option<(Job<'a>, Progress)>; W] = [const { None }; W];
+    // Per lane: its job, its sponge and the output bytes written so far.
+    let mut lanes: [Option<(Job<'a>, Sponge, usize)>; W] = [const { None }; W];
     loop {
         for (lane, slot) in lanes.iter_mut().enumerate() {
             if slot.is_none()
                 && let Some(job) = jobs.next()
             {
                 state.clear(lane);
-                *slot = Some((job, Progress::default()));
+                let sponge = Sponge::new(job.function);
+                *slot = Some((job, sponge, 0));
             }
         }
         if lanes.iter().all(Option::is_none) {
             break;
         }
         for (lane, slot) in lanes.iter_mut().enumerate() {
-            let Some((job, progress)) = slot else {
-                continue;
-            };
-            if progress.padded {
-                continue;
-            }
-            let rate = job.function.rate();
-            let len = job.input[0].len() + job.input[1].len();
-            let take = (len - progress.absorbed).min(rate);
-            gather(&job.input, progress.absorbed, &mut block[..take]);
-            progress.absorbed += take;
-            if take < rate {
-                // The last block: pad10*1 after the domain bits (FIPS 202 §5.1, §6).
-                block[take..rate].fill(0);
-                block[take] ^= job.function.suffix();
-                block[rate - 1] ^= 0x80;
-                progress.padded = true;
-            }
-            for (bytes, word) in block[..rate]
-                .as_chunks::<8>()
-                .0
-                .iter()
-                .zip(&mut state.lanes)
+            if let Some((job, sponge, _)) = slot
+                && !sponge.is_squeezing()
             {
-                word[lane] ^= u64::from_le_bytes(*bytes);
+                sponge.absorb_next(&mut state.lane(lane), &job.input);
             }
         }
         keccak.permute(&mut state);
         for (lane, slot) in lanes.iter_mut().enumerate() {
-            let Some((job, progress)) = slot else {
+            let Some((job, sponge, written)) = slot else {
                 continue;
             };
-            if !progress.padded {
+            sponge.permuted();
+            if !sponge.is_squeezing() {
                 continue;
             }
-            let rate = job.function.rate();
-            let out = &mut job.output[progress.squeezed..];
-            let take = out.len().min(rate);
-            // Whole words with fixed-size stores (a variable-length copy per word would be a
-            // `memcpy` call each), then the partial last word, if any.
-            let (words, tail) = out[..take].as_chunks_mut::<8>();
-            for (bytes, word) in words.iter_mut().zip(&state.lanes) {
-                *bytes = word[lane].to_le_bytes();
-            }
-            if !tail.is_empty() {
-                let tail_len = tail.len();
-                tail.copy_from_slice(&state.word(lane, words.len()).to_le_bytes()[..tail_len]);
-            }
-            progress.squeezed += take;
-            if progress.squeezed == job.output.len() {
+            *written += sponge.squeeze(&state.lane(lane), &mut job.output[*written..]);
+            if *written == job.output.len() {
                 *slot = None;
             }
         }
     }
-    block.as_mut_slice().zeroize();
-}
-
-/// Bytes `offset..offset + out.len()` of `parts[0] ‖ parts[1]`.
-fn gather(parts: &[&[u8]; 2], offset: usize, out: &mut [u8]) {
-    let first = parts[0].len();
-    let mut written = 0;
-    if offset < first {
-        let n = (first - offset).min(out.len());
-        out[..n].copy_from_slice(&parts[0][offset..offset + n]);
-        written = n;
-        if written == out.len() {
-            return;
-        }
-    }
-    let from = offset + written - first;
-    let rest = out.len() - written;
-    out[written..].copy_from_slice(&parts[1][from..from + rest]);
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::Function;
     use super::*;
     use sha3::Digest;
     use shake::{ExtendableOutput, Update, XofReader};
 
-    /// Every multi-way path, and none (one job at a time).
-    fn paths() -> [Option<MultiKeccak>; 5] {
-        let mut paths = [Some(KeccakX4::portable().into()), None, None, None, None];
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            paths[1] = KeccakX4::avx2().map(Into::into);
-            paths[2] = KeccakX4::avx512().map(Into::into);
-            paths[3] = super::super::KeccakX8::avx512().map(MultiKeccak::X8);
-        }
-        paths
-    }
-
-    /// Mixed jobs of many lengths (more jobs than lanes, so states are reused, and lengths
-    /// around every rate) against the `sha3` and `shake` crates, on every path and one job at a
-    /// time.
+    /// Mixed jobs (more jobs than lanes, so states are reused, and lengths around every rate)
+    /// against the `sha3` and `shake` crates, on every multi-way permutation.
     #[test]
     fn jobs_match_the_sha3_and_shake_crates() {
         let message: [u8; 1500] = core::array::from_fn(|i| (i * 13 + 5) as u8);
@@ -244,28 +206,22 @@ mod tests {
                 filled += 1;
             }
         }
-        for keccak in paths().into_iter().flatten().map(Some) {
+        for keccak in Multi::all() {
             let mut outputs = [[0u8; 3744]; 8 + 3 * 12];
-            let jobs =
-                outputs
-                    .iter_mut()
-                    .zip(cases.iter())
-                    .map(|(out, &(function, head, tail, len))| {
-                        let len = match function {
-                            Function::Sha3_256 => 32,
-                            Function::Sha3_512 => 64,
-                            Function::Shake128 => len,
-                        };
-                        Job {
-                            function,
-                            input: [&message[..head], &message[head..head + tail]],
-                            output: &mut out[..len],
-                        }
-                    });
-            let name = keccak.map_or("one by one", |k| k.name());
-            if let Some(keccak) = keccak {
-                run(keccak, jobs);
-            }
+            keccak.run(outputs.iter_mut().zip(cases.iter()).map(
+                |(out, &(function, head, tail, len))| {
+                    let len = match function {
+                        Function::Sha3_256 => 32,
+                        Function::Sha3_512 => 64,
+                        Function::Shake128 => len,
+                    };
+                    Job {
+                        function,
+                        input: [&message[..head], &message[head..head + tail]],
+                        output: &mut out[..len],
+                    }
+                },
+            ));
             for (out, &(function, head, tail, len)) in outputs.iter().zip(cases.iter()) {
                 let input = &message[..head + tail];
                 let mut expected = [0u8; 3744];
@@ -288,7 +244,8 @@ mod tests {
                 assert_eq!(
                     out[..len],
                     expected[..len],
-                    "{name} {function:?} {head}+{tail}"
+                    "{} {function:?} {head}+{tail}",
+                    keccak.name()
                 );
             }
         }
@@ -301,10 +258,9 @@ mod tests {
         let seeds: [[u8; 32]; 11] = core::array::from_fn(|i| [i as u8 + 1; 32]);
         // Per job: output length (multiples of the rate, a partial last block, shorter ones).
         let lengths = [3744, 3744, 3744, 3744, 3360, 3744, 640, 3744, 168, 3745, 1];
-        for keccak in paths().into_iter().flatten() {
+        for keccak in Multi::all() {
             let mut outputs = [[0u8; 3745]; 11];
-            run(
-                keccak,
+            keccak.run(
                 outputs
                     .iter_mut()
                     .zip(&seeds)
@@ -318,6 +274,21 @@ mod tests {
                 x.finalize_xof().read(&mut expected[..len]);
                 assert_eq!(out[..len], expected[..len], "{} {len}", keccak.name());
             }
+        }
+    }
+
+    /// `permute` of each multi-way permutation equals single permutations of its states.
+    #[test]
+    fn multi_permute_matches_single_states() {
+        for keccak in Multi::all() {
+            let mut states: [[u64; 25]; 8] =
+                core::array::from_fn(|l| core::array::from_fn(|i| (l * 25 + i) as u64 * 0x9E37));
+            let mut want = states;
+            for state in want.iter_mut().take(keccak.ways()) {
+                super::super::Single::crates().permute(state, 3);
+            }
+            keccak.permute(&mut states, 3);
+            assert_eq!(states, want, "{}", keccak.name());
         }
     }
 }

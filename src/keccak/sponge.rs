@@ -1,203 +1,231 @@
-//! One SHA3-256, SHA3-512 or SHAKE128 computation (FIPS 202 §4, §6) on one state of the
-//! four-way permutation, for [`crate::hash`] on CPUs where one four-way permutation costs less
-//! than one permutation of the `keccak` crate (AVX-512: `BENCHMARKS.md`, "KEM on x86_64"). The
-//! other three states are permuted along and ignored.
+//! The sponge construction of FIPS 202 §4 with pad10*1 (§5.1) and the SHA-3/SHAKE domain
+//! suffixes (§6, B.2), written once for every state layout and cut at the permutations: a
+//! [`Sponge`] absorbs one block ([`Sponge::absorb_next`]) or squeezes from the current one
+//! ([`Sponge::squeeze`]), and its driver permutes in between. The one-state driver
+//! ([`super::single`]) runs one sponge on one state; the lane runner ([`super::lanes`]) runs one
+//! per state of a multi-way permutation and permutes them together.
 //!
-//! Byte order and padding are those of FIPS 202: the input is absorbed `rate` bytes at a time as
-//! little-endian words, the last block carries the suffix (`01` for SHA-3, `1111` for SHAKE, each
-//! followed by the first pad bit) and the final pad bit `0x80` in its last byte. Nothing depends
-//! on the data, only on the (public) lengths.
+//! Byte order is FIPS 202's: the input is XORed `rate` bytes at a time into the state as
+//! little-endian 64-bit words (B.1), the last block carries the suffix after the data and `0x80`
+//! in its last byte, and the output is the rate part of the state read the same way. What is
+//! done depends only on the (public) lengths.
 
-use zeroize::Zeroize;
+use super::Function;
 
-use super::{
-    KeccakX4, SHA3_256_RATE, SHA3_512_RATE, SHA3_SUFFIX, SHAKE_SUFFIX, SHAKE128_RATE, StateX4,
-};
+/// A Keccak-f\[1600\] state as the sponge sees it: 25 little-endian 64-bit words, word `x + 5y`
+/// holding lane (x, y) (FIPS 202 §3.1.2), whatever the permutation's own layout.
+pub(super) trait Words {
+    /// XORs `value` into word `index` (< 25).
+    fn xor_word(&mut self, index: usize, value: u64);
+    /// Word `index` (< 25).
+    fn word(&self, index: usize) -> u64;
 
-/// The state in use (any of the four would do).
-const LANE: usize = 0;
+    /// XORs the little-endian `words` into words `first..` (implementations with a plain array
+    /// override it with one bounds check for all).
+    #[inline(always)]
+    fn xor_words(&mut self, first: usize, words: &[[u8; 8]]) {
+        for (index, word) in (first..).zip(words) {
+            self.xor_word(index, u64::from_le_bytes(*word));
+        }
+    }
 
-/// A sponge on lane 0 of a four-way state: absorbing, then squeezing.
-struct Sponge {
-    keccak: KeccakX4,
-    state: StateX4,
-    rate: usize,
-    /// Input bytes not yet absorbed while absorbing; the current output block while squeezing.
-    block: [u8; SHAKE128_RATE],
-    /// Bytes of `block` filled (absorbing) or already read (squeezing).
-    position: usize,
+    /// Words `first..` as little-endian bytes into `out` (as `xor_words`).
+    #[inline(always)]
+    fn read_words(&self, first: usize, out: &mut [[u8; 8]]) {
+        for (index, word) in (first..).zip(out) {
+            *word = self.word(index).to_le_bytes();
+        }
+    }
+}
+
+/// Where one sponge stands between two permutations.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sponge {
+    function: Function,
+    /// Input bytes absorbed so far.
+    absorbed: usize,
+    /// Whether the padded last block has been absorbed (the sponge is squeezing).
+    padded: bool,
+    /// Bytes of the current output block already read.
+    read: usize,
 }
 
 impl Sponge {
-    fn new(keccak: KeccakX4, rate: usize) -> Self {
+    /// A sponge for `function`, on a zero state.
+    pub(super) const fn new(function: Function) -> Self {
         Self {
-            keccak,
-            state: StateX4::new(),
-            rate,
-            block: [0; SHAKE128_RATE],
-            position: 0,
+            function,
+            absorbed: 0,
+            padded: false,
+            read: 0,
         }
     }
 
-    /// XORs the whole `rate`-byte `block` into the state as little-endian words.
-    fn xor_block(&mut self) {
-        for (index, word) in self.block[..self.rate].chunks_exact(8).enumerate() {
-            let mut bytes = [0u8; 8];
-            bytes.copy_from_slice(word);
-            self.state.xor_word(LANE, index, u64::from_le_bytes(bytes));
+    /// A squeezing sponge for `function` that has read `read` bytes of its current block.
+    pub(super) const fn squeezing(function: Function, read: u8) -> Self {
+        Self {
+            function,
+            absorbed: 0,
+            padded: true,
+            read: read as usize,
         }
     }
 
-    fn absorb(&mut self, mut input: &[u8]) {
-        while !input.is_empty() {
-            let take = (self.rate - self.position).min(input.len());
-            self.block[self.position..self.position + take].copy_from_slice(&input[..take]);
-            self.position += take;
-            input = &input[take..];
-            if self.position == self.rate {
-                self.xor_block();
-                self.keccak.permute(&mut self.state);
-                self.position = 0;
+    /// The bytes of the current output block already read (at most a rate, < 256).
+    pub(super) fn read_position(&self) -> u8 {
+        self.read as u8
+    }
+
+    /// Whether the padded last block has been absorbed: from the next permutation on, the state
+    /// holds output.
+    pub(super) fn is_squeezing(&self) -> bool {
+        self.padded
+    }
+
+    /// Before a permutation, while absorbing: XORs the next `rate` bytes of `input` (the
+    /// concatenation of its parts) into `state`, or, when fewer remain, the padded last block.
+    pub(super) fn absorb_next(&mut self, state: &mut impl Words, input: &[&[u8]]) {
+        debug_assert!(!self.padded);
+        let rate = self.function.rate();
+        let mut skip = self.absorbed;
+        let mut filled = 0;
+        for part in input {
+            if skip >= part.len() {
+                skip -= part.len();
+                continue;
+            }
+            let take = (part.len() - skip).min(rate - filled);
+            xor_bytes(state, filled, &part[skip..skip + take]);
+            filled += take;
+            skip = 0;
+            if filled == rate {
+                break;
             }
         }
-    }
-
-    /// Pads (FIPS 202 §5.1 with the domain `suffix`), absorbs the last block and makes the first
-    /// output block current.
-    fn finish(&mut self, suffix: u8) {
-        self.block[self.position..self.rate].fill(0);
-        self.block[self.position] ^= suffix;
-        self.block[self.rate - 1] ^= 0x80;
-        self.xor_block();
-        self.keccak.permute(&mut self.state);
-        self.extract_block();
-    }
-
-    /// Copies the rate part of the state into `block` and marks it unread.
-    fn extract_block(&mut self) {
-        for (index, word) in self.block[..self.rate].chunks_exact_mut(8).enumerate() {
-            word.copy_from_slice(&self.state.word(LANE, index).to_le_bytes());
-        }
-        self.position = 0;
-    }
-
-    fn squeeze(&mut self, mut out: &mut [u8]) {
-        while !out.is_empty() {
-            if self.position == self.rate {
-                self.keccak.permute(&mut self.state);
-                self.extract_block();
-            }
-            let take = (self.rate - self.position).min(out.len());
-            out[..take].copy_from_slice(&self.block[self.position..self.position + take]);
-            self.position += take;
-            out = &mut out[take..];
+        self.absorbed += filled;
+        if filled < rate {
+            // pad10*1 after the domain bits; the two bytes coincide when one byte is left. The
+            // last byte of a block is the top byte of a word (every rate is a multiple of 8).
+            let suffix = u64::from(self.function.suffix()) << (8 * (filled & 7));
+            state.xor_word(filled >> 3, suffix);
+            state.xor_word((rate >> 3) - 1, 0x80 << 56);
+            self.padded = true;
+            // The first output block starts with the next permutation.
+            self.read = rate;
         }
     }
-}
 
-impl Drop for Sponge {
-    fn drop(&mut self) {
-        // `state` wipes itself.
-        self.block.as_mut_slice().zeroize();
-    }
-}
-
-/// A fixed-length SHA-3 digest of the concatenation of `parts`.
-fn sha3<const BYTES: usize>(keccak: KeccakX4, rate: usize, parts: &[&[u8]]) -> [u8; BYTES] {
-    let mut sponge = Sponge::new(keccak, rate);
-    for part in parts {
-        sponge.absorb(part);
-    }
-    sponge.finish(SHA3_SUFFIX);
-    let mut digest = [0u8; BYTES];
-    sponge.squeeze(&mut digest);
-    digest
-}
-
-/// SHA3-256 of the concatenation of `parts`.
-pub(crate) fn sha3_256(keccak: KeccakX4, parts: &[&[u8]]) -> [u8; 32] {
-    sha3(keccak, SHA3_256_RATE, parts)
-}
-
-/// SHA3-512 of the concatenation of `parts`.
-pub(crate) fn sha3_512(keccak: KeccakX4, parts: &[&[u8]]) -> [u8; 64] {
-    sha3(keccak, SHA3_512_RATE, parts)
-}
-
-/// A SHAKE128 output stream, read in pieces of any length. Wiped on drop.
-pub(crate) struct Shake128Stream(Sponge);
-
-impl Shake128Stream {
-    /// The stream of the concatenation of `parts`.
-    pub(crate) fn new(keccak: KeccakX4, parts: &[&[u8]]) -> Self {
-        let mut sponge = Sponge::new(keccak, SHAKE128_RATE);
-        for part in parts {
-            sponge.absorb(part);
+    /// After a permutation: a squeezing sponge whose block was read entirely starts the new one.
+    pub(super) fn permuted(&mut self) {
+        if self.padded && self.read == self.function.rate() {
+            self.read = 0;
         }
-        sponge.finish(SHAKE_SUFFIX);
-        Self(sponge)
     }
 
-    /// The next `out.len()` bytes of the stream.
-    pub(crate) fn read(&mut self, out: &mut [u8]) {
-        self.0.squeeze(out);
+    /// Whether the current output block is read entirely (the next output needs a permutation).
+    pub(super) fn block_read(&self) -> bool {
+        self.read == self.function.rate()
+    }
+
+    /// While squeezing: the next bytes of the current output block into the front of `out`, as
+    /// many as fit; returns how many.
+    pub(super) fn squeeze(&mut self, state: &impl Words, out: &mut [u8]) -> usize {
+        debug_assert!(self.padded);
+        let take = (self.function.rate() - self.read).min(out.len());
+        read_bytes(state, self.read, &mut out[..take]);
+        self.read += take;
+        take
+    }
+}
+
+/// XORs `bytes` into the state from byte `offset` on (little-endian words; the bytes stay within
+/// the 200 of the state).
+fn xor_bytes(state: &mut impl Words, offset: usize, mut bytes: &[u8]) {
+    let mut index = offset >> 3;
+    let shift = offset & 7;
+    if shift != 0 {
+        // A partial first word.
+        let take = (8 - shift).min(bytes.len());
+        state.xor_word(index, partial_word(&bytes[..take]) << (8 * shift));
+        bytes = &bytes[take..];
+        index += 1;
+    }
+    let (words, tail) = bytes.as_chunks::<8>();
+    state.xor_words(index, words);
+    if !tail.is_empty() {
+        state.xor_word(index + words.len(), partial_word(tail));
+    }
+}
+
+/// Up to eight bytes as the low bytes of a little-endian word (byte by byte: a variable-length
+/// copy would be a `memcpy` call, and its frame, on the deepest path of the low-memory mode).
+#[inline(always)]
+fn partial_word(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0, |word, &byte| (word << 8) | u64::from(byte))
+}
+
+/// Bytes `offset..offset + out.len()` of the state (little-endian words).
+fn read_bytes(state: &impl Words, offset: usize, mut out: &mut [u8]) {
+    let mut index = offset >> 3;
+    let shift = offset & 7;
+    if shift != 0 && !out.is_empty() {
+        let take = (8 - shift).min(out.len());
+        copy_low_bytes(state.word(index) >> (8 * shift), &mut out[..take]);
+        out = &mut out[take..];
+        index += 1;
+    }
+    // Whole words with fixed-size stores (a variable-length copy per word would be a `memcpy`
+    // call each), then the partial last word, if any.
+    let (words, tail) = out.as_chunks_mut::<8>();
+    state.read_words(index, words);
+    if !tail.is_empty() {
+        copy_low_bytes(state.word(index + words.len()), tail);
+    }
+}
+
+/// The low `out.len()` (≤ 8) bytes of `word`, little-endian (byte by byte, as [`partial_word`]).
+#[inline(always)]
+fn copy_low_bytes(word: u64, out: &mut [u8]) {
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = (word >> (8 * i)) as u8;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sha3::Digest;
-    use shake::{ExtendableOutput, Update, XofReader};
 
-    fn paths() -> impl Iterator<Item = KeccakX4> {
-        let mut all = [Some(KeccakX4::portable()), None, None];
-        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-        {
-            all[1] = KeccakX4::avx2();
-            all[2] = KeccakX4::avx512();
+    /// A plain state, to test the byte handling alone.
+    struct Plain([u64; 25]);
+
+    impl Words for Plain {
+        fn xor_word(&mut self, index: usize, value: u64) {
+            self.0[index] ^= value;
         }
-        all.into_iter().flatten()
+        fn word(&self, index: usize) -> u64 {
+            self.0[index]
+        }
     }
 
-    /// Inputs around every block boundary of the three rates, split into two parts at varying
-    /// points, against the `sha3` and `shake` crates; the stream read in uneven pieces.
+    /// Bytes XORed in and read back at every offset and length, against a byte array.
     #[test]
-    fn matches_the_sha3_and_shake_crates() {
-        let message: [u8; 700] = core::array::from_fn(|i| (i * 31 + 7) as u8);
-        for keccak in paths() {
-            for len in (0..300).chain([335, 336, 337, 504, 671, 672, 673, 700]) {
-                let input = &message[..len];
-                let (head, tail) = input.split_at(len & 0x3F);
-                let parts: [&[u8]; 2] = [head, tail];
-                assert_eq!(
-                    sha3_256(keccak, &parts)[..],
-                    sha3::Sha3_256::digest(input)[..],
-                    "{} sha3-256 {len}",
-                    keccak.name()
-                );
-                assert_eq!(
-                    sha3_512(keccak, &parts)[..],
-                    sha3::Sha3_512::digest(input)[..],
-                    "{} sha3-512 {len}",
-                    keccak.name()
-                );
-                let mut expected = [0u8; 600];
-                let mut reference = shake::Shake128::default();
-                reference.update(input);
-                reference.finalize_xof().read(&mut expected);
-                let mut actual = [0u8; 600];
-                let mut stream = Shake128Stream::new(keccak, &parts);
-                let mut done = 0;
-                for piece in [1, 0, 167, 168, 2, 169, 93].iter().cycle() {
-                    let end = (done + piece).min(actual.len());
-                    stream.read(&mut actual[done..end]);
-                    done = end;
-                    if done == actual.len() {
-                        break;
-                    }
-                }
-                assert_eq!(actual, expected, "{} shake128 {len}", keccak.name());
+    fn bytes_land_where_fips_202_puts_them() {
+        let data: [u8; 200] = core::array::from_fn(|i| (i * 7 + 3) as u8);
+        for offset in 0..20 {
+            for len in 0..30 {
+                let mut state = Plain([0; 25]);
+                xor_bytes(&mut state, offset, &data[..len]);
+                let mut expected = [0u8; 200];
+                expected[offset..offset + len].copy_from_slice(&data[..len]);
+                let mut all = [0u8; 200];
+                read_bytes(&state, 0, &mut all);
+                assert_eq!(all, expected, "{offset} {len}");
+                let mut some = [0u8; 30];
+                read_bytes(&state, offset, &mut some[..len]);
+                assert_eq!(some[..len], data[..len], "{offset} {len}");
             }
         }
     }

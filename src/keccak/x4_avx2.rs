@@ -16,13 +16,15 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::LANES;
+use zeroize::Zeroize;
 
-pub(super) use crate::cpu::Avx2Token;
+use super::multi::X4;
+
+use crate::cpu::Avx2Token;
 
 /// Keccak-f\[1600\] on the four interleaved states.
 #[inline]
-pub(super) fn permute(token: Avx2Token, state: &mut [[u64; LANES]; 25]) {
+pub(super) fn permute(token: Avx2Token, state: &mut [[u64; X4]; 25]) {
     let _ = token;
     // SAFETY: the token proves that this CPU executes AVX2 instructions.
     unsafe { permute_avx2(state) }
@@ -71,7 +73,7 @@ macro_rules! rol {
 }
 
 #[target_feature(enable = "avx2")]
-unsafe fn permute_avx2(state: &mut [[u64; LANES]; 25]) {
+unsafe fn permute_avx2(state: &mut [[u64; X4]; 25]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`), and every
     // load and store covers exactly one `[u64; 4]` (32 bytes).
     unsafe {
@@ -90,5 +92,7 @@ unsafe fn permute_avx2(state: &mut [[u64; LANES]; 25]) {
         for (word, v) in state.iter_mut().zip(a.iter()) {
             _mm256_storeu_si256(word.as_mut_ptr().cast(), *v);
         }
+        // The registers spill to the stack (16 registers for 25 words): wipe the copy.
+        a.zeroize();
     }
 }

@@ -1,9 +1,9 @@
 //! The portable four-way permutation: each word is a `[u64; 4]`, one entry per state. Plain
 //! integer code for every target; the compiler may vectorise it with whatever the target has.
 
-use super::LANES;
+use super::multi::X4;
 
-type Word = [u64; LANES];
+type Word = [u64; X4];
 
 #[inline(always)]
 fn xor(a: Word, b: Word) -> Word {
@@ -28,7 +28,7 @@ fn chi(a: Word, b: Word, c: Word) -> Word {
 
 #[inline(always)]
 fn constant(value: u64) -> Word {
-    [value; LANES]
+    [value; X4]
 }
 
 #[inline(always)]
@@ -42,16 +42,14 @@ macro_rules! rol {
     };
 }
 
-/// Keccak-f\[1600\] on the four interleaved states.
+/// Keccak-f\[1600\] on the four interleaved states, in place (no copy of the state to wipe).
 pub(super) fn permute(state: &mut [Word; 25]) {
-    let mut a = *state;
     super::keccak_f1600!(
-        a,
+        state,
         xor = xor,
         xor3 = xor3,
         chi = chi,
         rol = rol,
         constant = constant
     );
-    *state = a;
 }
