@@ -4,10 +4,10 @@
 //! other tests would see it.
 #![cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 
-use saber_kem::hazmat::keccak::{Multi, Single};
-use saber_kem::polymul::{Ntt, NttAvx2};
 use saber_kem::PolyMul;
+use saber_kem::hazmat::keccak::{Multi, Single};
 use saber_kem::hazmat::{Isa, cap_isa, isa_cap};
+use saber_kem::polymul::{Ntt, NttAvx2};
 
 /// The cap this build was compiled with (`--cfg saber_isa="…"`, none by default).
 const COMPILED: Isa = if cfg!(saber_isa = "portable") {

@@ -98,6 +98,7 @@ pub(crate) trait Algorithms {
         Self: ParameterSet;
     /// Key generation into NIST-layout bytes (the plan's scratch reaches into where the copy of
     /// pk goes, so nothing else is needed).
+    #[cfg(feature = "hazmat")]
     fn keypair_bytes<B: Backend>(backend: &mut B, seeds: &KeySeeds, pk: &mut [u8], sk: &mut [u8])
     where
         Self: ParameterSet;
@@ -205,6 +206,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         sk_cpa.copy_from_slice(&scratch[..sk_cpa.len()]);
     }
 
+    #[cfg(feature = "hazmat")]
     fn keypair_bytes<B: Backend>(backend: &mut B, seeds: &KeySeeds, pk: &mut [u8], sk: &mut [u8])
     where
         Self: ParameterSet,
