@@ -164,16 +164,16 @@ impl MemoryPlan for Fast {
         s
     }
 
-    fn for_encryption<'s, B: PolyMul, const L: usize>(
+    fn for_encryption<B: PolyMul, const L: usize>(
         backend: &mut B,
-        secret: &'s SecretVector<L>,
+        secret: &SecretVector<L>,
     ) -> PreparedSecrets<B, L> {
         PreparedSecrets::new(backend, secret)
     }
 
-    fn sums<'a, V: Variant, B: PolyMul, const L: usize>(
+    fn sums<V: Variant, B: PolyMul, const L: usize>(
         backend: &mut B,
-        _scratch: &'a mut [u8],
+        _scratch: &mut [u8],
     ) -> Accumulators<B, L> {
         let mut acc: [Option<B::Accumulator>; L] = [const { None }; L];
         fill_each(&mut acc, |_| backend.accumulator());

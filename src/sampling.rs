@@ -261,6 +261,9 @@ pub(crate) fn matrix_jobs<'a, V: Variant, const L: usize>(
 }
 
 /// Matrix A streamed from the XOF as it is used.
+// One per operation, on the stack and never in a collection (and there is no allocator to box
+// into): the size of the per-entry buffer on x86 is the point of that variant.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum StreamedMatrix {
     /// Round 3: one stream.
     OneStream(PolyStream<Xof>),

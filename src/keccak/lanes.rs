@@ -33,7 +33,7 @@ enum Ways {
 
 impl Multi {
     /// The fastest vector four-way permutation on this CPU (AVX-512VL, else AVX2, within the
-    /// [`crate::cpu`] cap); `None` without one (the portable four-way permutation is no faster
+    /// instruction-set cap); `None` without one (the portable four-way permutation is no faster
     /// than four single ones).
     pub fn x4() -> Option<Self> {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

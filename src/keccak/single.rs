@@ -34,7 +34,7 @@ impl Single {
     }
 
     /// The fastest for this target and CPU (`BENCHMARKS.md`, `embedded/RESULTS.md`): on x86
-    /// CPUs with AVX-512 (within the [`crate::cpu`] cap), one state of the AVX-512 four-way
+    /// CPUs with AVX-512 (within the instruction-set cap), one state of the AVX-512 four-way
     /// permutation, which costs less than one `keccak`-crate permutation; on 32-bit targets the
     /// 32-bit permutation; the `keccak` crate's otherwise.
     pub fn fastest() -> Self {

@@ -22,7 +22,7 @@
 //!
 //! # Bounds (why every step is exact)
 //!
-//! Inputs: `a` centred to `[−4096, 4095]` by [`centred`] (|a| ≤ 2^12), `s` signed with
+//! Inputs: `a` centred to `[−4096, 4095]` by `poly::centred` (|a| ≤ 2^12), `s` signed with
 //! `|s| ≤ 5` ([`crate::poly::SECRET_BOUND`], the largest of the three parameter sets; LightSaber
 //! attains it). The gain `g` of a Toom point is the sum of the absolute weights of its
 //! evaluation: 1 at 0 and ∞, 4 at ±1, 15 at ±2 and at ½ scaled by 8 (8 + 4 + 2 + 1).

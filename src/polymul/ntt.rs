@@ -6,7 +6,7 @@
 //! # Method
 //!
 //! Z_{2^13} has no suitable roots of unity, so the product is computed **exactly over Z** and
-//! reduced mod 2^13 at the end: `a` is centred to [−4096, 4095] ([`crate::poly::centred`]), `s`
+//! reduced mod 2^13 at the end: `a` is centred to [−4096, 4095] (`poly::centred`), `s`
 //! has |s_i| <= 5 ([`crate::poly::SECRET_BOUND`]), and the sum of up to four products is computed
 //! in Z_{q'}\[x\]/(x^256 + 1) for a prime q' more than twice as large as any coefficient of that
 //! sum; its centred residue is then the integer itself, whose low 13 bits are the answer.
