@@ -316,6 +316,7 @@ struct Buffered {
 }
 
 /// Bytes of the largest packed polynomial mod q.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 const MAX_POLY_Q: usize = sizes::packed(13);
 
 impl EntryMatrix {
