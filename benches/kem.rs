@@ -1,5 +1,6 @@
 #![allow(missing_docs)]
-//! Key generation, encapsulation and decapsulation for every parameter set and backend.
+//! Key generation, encapsulation and decapsulation for every parameter set (the uSaber and 90s
+//! ones with the default backend, the others with every backend).
 //!
 //! `cargo bench --bench kem` (filter with e.g. `-- Saber/`). Randomness comes from a cheap
 //! deterministic generator so that only the KEM is timed.
@@ -73,8 +74,23 @@ fn bench_backend<B: PolyMul>(c: &mut Criterion, name: &str, backend: &mut B) {
     bench_set::<Plus, B, 4, 6, 6>(c, name, backend);
 }
 
+/// The uSaber and 90s sets, with one backend (the six above run on every backend).
+fn bench_variants<B: PolyMul>(c: &mut Criterion, name: &str, backend: &mut B) {
+    use saber_kem::{Nineties, Uniform, UniformNineties};
+    bench_set::<Nineties, B, 2, 10, 3>(c, name, backend);
+    bench_set::<Nineties, B, 3, 8, 4>(c, name, backend);
+    bench_set::<Nineties, B, 4, 6, 6>(c, name, backend);
+    bench_set::<Uniform, B, 2, 10, 3>(c, name, backend);
+    bench_set::<Uniform, B, 3, 8, 4>(c, name, backend);
+    bench_set::<Uniform, B, 4, 6, 6>(c, name, backend);
+    bench_set::<UniformNineties, B, 2, 10, 3>(c, name, backend);
+    bench_set::<UniformNineties, B, 3, 8, 4>(c, name, backend);
+    bench_set::<UniformNineties, B, 4, 6, 6>(c, name, backend);
+}
+
 fn kem(c: &mut Criterion) {
     bench_backend(c, "default", &mut saber_kem::DefaultPolyMul::default());
+    bench_variants(c, "default", &mut saber_kem::DefaultPolyMul::default());
     macro_rules! each {
         ($id:ident, $name:expr, $ctor:expr) => {
             bench_backend(c, $name, &mut $ctor);

@@ -2,9 +2,13 @@
 //! one (and to `../shared/kat/SaberPlus/` for the Saber+ sets).
 //!
 //! ```text
-//! cargo run --release --example genkat -- <lightsaber|saber|firesaber|lightsaber-plus|saber-plus|firesaber-plus> [--backend <name>]
+//! cargo run --release --example genkat -- <set> [--backend <name>]
 //! cargo run --release --example genkat -- saber --backend help    # lists the backends
 //! ```
+//!
+//! Sets: lightsaber, saber, firesaber, lightsaber-90s, saber-90s, firesaber-90s, ulightsaber,
+//! usaber, ufiresaber, ulightsaber-90s, usaber-90s, ufiresaber-90s, lightsaber-plus, saber-plus,
+//! firesaber-plus.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -12,10 +16,14 @@ mod support;
 use std::io::Write;
 use std::process::ExitCode;
 
-use saber_kem::{ParameterSet, Plus, PolyMul, Round3, SaberKem, Variant};
+use saber_kem::{
+    Nineties, ParameterSet, Plus, PolyMul, Round3, SaberKem, Uniform, UniformNineties, Variant,
+};
 use support::kat::{records, rsp_text};
 
-const USAGE: &str = "usage: genkat <lightsaber|saber|firesaber|lightsaber-plus|saber-plus|firesaber-plus> [--backend <name>|help]";
+const USAGE: &str = "usage: genkat <set> [--backend <name>|help]\n\
+    sets: lightsaber saber firesaber lightsaber-90s saber-90s firesaber-90s ulightsaber usaber \
+    ufiresaber ulightsaber-90s usaber-90s ufiresaber-90s lightsaber-plus saber-plus firesaber-plus";
 
 fn print<V: Variant, B: PolyMul, const L: usize, const MU: usize, const ET: usize>(
     backend: &mut B,
@@ -41,6 +49,15 @@ fn run<B: PolyMul>(variant: &str, backend: &mut B) -> ExitCode {
         "lightsaber" => print::<Round3, B, 2, 10, 3>(backend),
         "saber" => print::<Round3, B, 3, 8, 4>(backend),
         "firesaber" => print::<Round3, B, 4, 6, 6>(backend),
+        "lightsaber-90s" => print::<Nineties, B, 2, 10, 3>(backend),
+        "saber-90s" => print::<Nineties, B, 3, 8, 4>(backend),
+        "firesaber-90s" => print::<Nineties, B, 4, 6, 6>(backend),
+        "ulightsaber" => print::<Uniform, B, 2, 10, 3>(backend),
+        "usaber" => print::<Uniform, B, 3, 8, 4>(backend),
+        "ufiresaber" => print::<Uniform, B, 4, 6, 6>(backend),
+        "ulightsaber-90s" => print::<UniformNineties, B, 2, 10, 3>(backend),
+        "usaber-90s" => print::<UniformNineties, B, 3, 8, 4>(backend),
+        "ufiresaber-90s" => print::<UniformNineties, B, 4, 6, 6>(backend),
         "lightsaber-plus" => print::<Plus, B, 2, 10, 3>(backend),
         "saber-plus" => print::<Plus, B, 3, 8, 4>(backend),
         "firesaber-plus" => print::<Plus, B, 4, 6, 6>(backend),

@@ -2,7 +2,7 @@
 //!
 //! `cargo run --example key_exchange`
 
-use saber_kem::{Ciphertext, EncapsulationKey, Saber};
+use saber_kem::{Ciphertext, DecapsulationKey, EncapsulationKey, Saber};
 
 fn main() -> Result<(), saber_kem::Error> {
     let mut rng = rand_core::UnwrapErr(getrandom::SysRng);
@@ -15,6 +15,12 @@ fn main() -> Result<(), saber_kem::Error> {
     let alice_public = EncapsulationKey::<Saber>::from_bytes(&published)?;
     let (ciphertext, bob_shared) = alice_public.encapsulate(&mut rng);
     let sent: Vec<u8> = ciphertext.as_bytes().to_vec();
+
+    // Alice keeps her key as its 96-byte seed (the compact form) and rebuilds it when needed.
+    let stored = alice_secret
+        .to_seed()
+        .expect("generated keys keep their seed");
+    let alice_secret = DecapsulationKey::<Saber>::from_seed(&stored);
 
     // Alice decapsulates and holds the same secret.
     let alice_shared = alice_secret.decapsulate(&Ciphertext::from_bytes(&sent)?);

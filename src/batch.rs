@@ -30,6 +30,12 @@
 //! entry of every operation of a group is its own job: even a batch of one gains (its L²
 //! entries take ⌈L²/8⌉ eight-way calls instead of L²).
 //!
+//! # The 90s sets
+//!
+//! SHA-2 and AES have no multi-way implementation here, so the 90s sets' batches hash one
+//! operation at a time (`crate::hash`): they give the same bytes as single calls, without the
+//! lane speed-up.
+//!
 //! # Memory
 //!
 //! Where lanes are used a group holds eight matrices packed (8 × L² × 416 bytes: 13 KB for
@@ -159,8 +165,9 @@ where
                 })
             });
             fo::keygen::<V, _, L, MU, ET, GROUP>(backend, &hasher, &seeds[..n], &mut parts[..n]);
-            for (dk, ek) in pairs.iter_mut() {
+            for ((dk, ek), seeds) in pairs.iter_mut().zip(&seeds) {
                 dk.ek.clone_from(ek);
+                dk.keep_seed(seeds);
             }
         }
         Ok(())

@@ -5,16 +5,16 @@
 //! `[k·w, (k+1)·w)`, least significant bit first. Packing keeps the low `w` bits of each
 //! coefficient: that mask is the only reduction mod p, T or q the scheme performs, so arithmetic
 //! elsewhere is on `u16` with wrapping, and every backend correct mod 2^13 gives the reference's
-//! bytes.
+//! bytes, for uSaber's q = 2^12 too (its 12-bit masks take the residues mod 2^12).
 //!
 //! # Speed
 //!
 //! Eight coefficients of `w` bits fill exactly `w` bytes, whatever `w`. The widths Saber uses
-//! (13 for A and the secret key, 10 for b and b', ε_T = 3, 4, 6 for c_m, 4 for Saber+ secret keys,
-//! 1 for messages) therefore go through `pack_groups` / `unpack_groups`, which move one group
-//! of eight through one or two 64-bit words with shifts by constants (about 3 instructions per
-//! coefficient instead of a bit loop's 20–45). Other widths take the bit loop. Both are
-//! straight-line code: no branch or index depends on the coefficients or the bytes.
+//! (13 for A and the secret key, 12 for uSaber's, 10 for b and b', ε_T = 3, 4, 6 for c_m, 4 for
+//! Saber+ secret keys, 1 for messages) therefore go through `pack_groups` / `unpack_groups`,
+//! which move one group of eight through one or two 64-bit words with shifts by constants (about
+//! 3 instructions per coefficient instead of a bit loop's 20–45). Other widths take the bit loop.
+//! Both are straight-line code: no branch or index depends on the coefficients or the bytes.
 
 use subtle::Choice;
 use zeroize::Zeroize;
@@ -41,6 +41,7 @@ pub fn pack(coeffs: &[u16; N], width: u32, out: &mut [u8]) {
         4 => pack_groups::<4>(coeffs, out),
         6 => pack_groups::<6>(coeffs, out),
         10 => pack_wide::<10>(coeffs, out),
+        12 => pack_wide::<12>(coeffs, out),
         13 => pack_wide::<13>(coeffs, out),
         _ => pack_bits(coeffs, width, out),
     }
@@ -60,6 +61,7 @@ pub fn unpack(bytes: &[u8], width: u32, out: &mut [u16]) {
         4 => unpack_groups::<4>(bytes, out),
         6 => unpack_groups::<6>(bytes, out),
         10 => unpack_wide::<10>(bytes, out),
+        12 => unpack_wide::<12>(bytes, out),
         13 => unpack_wide::<13>(bytes, out),
         _ => unpack_bits(bytes, width, out),
     }
@@ -165,8 +167,8 @@ pub(crate) fn unpack_groups<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     }
 }
 
-/// [`unpack_groups`] for the widths read L² + 2L times per operation (10 and 13), with an AVX2
-/// path for most of the groups where the CPU has it (`encoding/avx2.rs`).
+/// [`unpack_groups`] for the widths read L² + 2L times per operation (10, and 13 or 12), with an
+/// AVX2 path for most of the groups where the CPU has it (`encoding/avx2.rs`).
 pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     let done = avx2::unpack::<W>(bytes, out);
@@ -175,8 +177,8 @@ pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     unpack_groups::<W>(&bytes[(done * W) >> 3..], &mut out[done..]);
 }
 
-/// [`pack_groups`] for the widths written L times per operation (10 bits: b and b'; 13 bits:
-/// the secret key), with an AVX2 path for most of the groups where the CPU has it
+/// [`pack_groups`] for the widths written L times per operation (10 bits: b and b'; 13 or 12
+/// bits: the secret key), with an AVX2 path for most of the groups where the CPU has it
 /// (`encoding/avx2.rs`).
 pub(crate) fn pack_wide<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -298,7 +300,8 @@ pub(crate) fn decode_message<V: Variant, const ET: usize>(v: &Poly, ct_m: &[u8])
 }
 
 /// Writes one secret polynomial in the secret-key coding: `SECRET_KEY_BITS`-bit two's complement
-/// (13 bits for round 3: −3 → 0x1FFD; 4-bit nibbles for Saber+, even coefficient low).
+/// (13 bits for round 3: −3 → 0x1FFD; 12 for uSaber: −2 → 0xFFE; 4-bit nibbles for Saber+, even
+/// coefficient low).
 pub(crate) fn encode_secret<V: Variant>(s: &SecretPoly, out: &mut [u8]) {
     let mut wide = s.coeffs.map(|c| c as i16 as u16);
     pack(&wide, V::SECRET_KEY_BITS, out);
@@ -340,6 +343,13 @@ mod tests {
         assert_eq!(
             [h2::<Round3>(3), h2::<Round3>(4), h2::<Round3>(6)],
             [196, 228, 252]
+        );
+        // uSaber, q = 2^12: h1 = 2, and h2 two less.
+        use crate::params::Uniform;
+        assert_eq!(h1::<Uniform>(), 2);
+        assert_eq!(
+            [h2::<Uniform>(3), h2::<Uniform>(4), h2::<Uniform>(6)],
+            [194, 226, 250]
         );
     }
 
@@ -443,7 +453,7 @@ mod tests {
 
     #[test]
     fn round_trip_every_width() {
-        for width in [1, 3, 4, 6, 10, 13] {
+        for width in [1, 3, 4, 6, 10, 12, 13] {
             let mut p = Poly::ZERO;
             for (k, c) in p.coeffs.iter_mut().enumerate() {
                 *c = (k as u16).wrapping_mul(40503) & ((1 << width) - 1);

@@ -2,24 +2,28 @@
 //! of a variant's family ([`Symmetric`]), and the one place that decides how they run on this
 //! CPU.
 //!
-//! Every hash an operation computes is a [`Job`]; a [`Hasher`] runs lists of them. Where the CPU
-//! has a vector multi-way Keccak, independent jobs share its lanes (`crate::keccak`): the hashes of
-//! a batch's operations, and, where four lanes cost no more than one permutation (AVX-512), the
-//! independent streams of one operation, which the IND-CPA layer then squeezes in advance
-//! ([`Hasher::squeezes_in_advance`]). Otherwise jobs run one at a time. The bytes are the same
-//! either way.
+//! Every hash an operation computes is a [`Job`]; a [`Hasher`] runs lists of them. For the SHA-3
+//! family, where the CPU has a vector multi-way Keccak, independent jobs share its lanes
+//! (`crate::keccak`): the hashes of a batch's operations, and, where four lanes cost no more than
+//! one permutation (AVX-512), the independent streams of one operation, which the IND-CPA layer
+//! then squeezes in advance ([`Hasher::squeezes_in_advance`]). Otherwise jobs run one at a time.
+//! The 90s family (SHA-2 and AES-256-CTR, `sha2aes`) has no lanes: its jobs always run one at a
+//! time, and on x86, where AES-NI makes the keystream nearly free, an operation squeezes its
+//! streams in advance, one call each. The bytes are the same either way.
 
 use crate::keccak::{self, Multi, Shake128Stream, Single};
 use crate::params::Symmetric;
 
+mod sha2aes;
+
 /// Which of a family's functions a [`Job`] computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Function {
-    /// H: 32-byte digests (SHA3-256).
+    /// H: 32-byte digests (SHA3-256 or SHA-256).
     H,
-    /// G: 64-byte digests (SHA3-512).
+    /// G: 64-byte digests (SHA3-512 or SHA-512).
     G,
-    /// The XOF, any output length (SHAKE128).
+    /// The XOF, any output length (SHAKE128, or the AES-256-CTR keystream of a 32-byte key).
     Xof,
 }
 
@@ -85,39 +89,48 @@ pub(crate) struct Hasher {
 
 impl Hasher {
     /// For one operation: its independent streams share lanes only where four lanes cost no
-    /// more than one single-state permutation (the AVX-512 four-way Keccak).
+    /// more than one single-state permutation (the AVX-512 four-way Keccak); never for the 90s
+    /// family.
     pub(crate) fn for_operation(family: Symmetric) -> Self {
         Self {
             family,
             single: Single::fastest(),
-            lanes: Multi::x4_at_single_cost(),
+            lanes: match family {
+                Symmetric::Sha3 => Multi::x4_at_single_cost(),
+                Symmetric::Sha2Aes => None,
+            },
         }
     }
 
     /// For a group of `count` independent operations, on `lanes` ([`Lanes::fastest`] outside
-    /// tests): four AVX-512 lanes instead of eight for up to four operations.
+    /// tests): four AVX-512 lanes instead of eight for up to four operations. The 90s family
+    /// ignores `lanes` and hashes one operation at a time.
     pub(crate) fn for_group(family: Symmetric, lanes: Lanes, count: usize) -> Self {
         Self {
             family,
             single: Single::fastest(),
-            lanes: lanes.for_group(count).0,
+            lanes: match family {
+                Symmetric::Sha3 => lanes.for_group(count).0,
+                Symmetric::Sha2Aes => None,
+            },
         }
     }
 
-    /// Whether an operation's XOF streams are squeezed together, in advance, as lane jobs
-    /// (never off x86, so that the code for it is not even built there).
+    /// Whether an operation's XOF streams are squeezed together, in advance: as lane jobs where
+    /// there are lanes, and for the 90s family always (one keystream call per stream instead of
+    /// one per piece read; AES-NI). Never off x86, so that the code for it is not even built
+    /// there.
     #[inline]
     pub(crate) fn squeezes_in_advance(&self) -> bool {
-        cfg!(any(target_arch = "x86", target_arch = "x86_64")) && self.lanes.is_some()
+        cfg!(any(target_arch = "x86", target_arch = "x86_64"))
+            && (self.lanes.is_some() || self.family == Symmetric::Sha2Aes)
     }
 
     /// Runs every job; on return each output holds its hash.
     pub(crate) fn run<'a>(&self, jobs: impl IntoIterator<Item = Job<'a>>) {
-        match self.family {
-            Symmetric::Sha3 => match self.lanes {
-                Some(keccak) => keccak.run(jobs.into_iter().map(Job::keccak)),
-                None => jobs.into_iter().for_each(|job| self.run_one(job)),
-            },
+        match (self.family, self.lanes) {
+            (Symmetric::Sha3, Some(keccak)) => keccak.run(jobs.into_iter().map(Job::keccak)),
+            _ => jobs.into_iter().for_each(|job| self.run_one(job)),
         }
     }
 
@@ -127,6 +140,7 @@ impl Hasher {
     fn run_one(&self, job: Job<'_>) {
         match self.family {
             Symmetric::Sha3 => self.single.run(job.keccak()),
+            Symmetric::Sha2Aes => sha2aes::hash(job.function, &job.input, job.output),
         }
     }
 
@@ -139,6 +153,7 @@ impl Hasher {
             Symmetric::Sha3 => self
                 .single
                 .hash(keccak::Function::Sha3_256, parts, &mut digest),
+            Symmetric::Sha2Aes => sha2aes::hash(Function::H, parts, &mut digest),
         }
         digest
     }
@@ -152,6 +167,7 @@ impl Hasher {
             Symmetric::Sha3 => self
                 .single
                 .hash(keccak::Function::Sha3_512, parts, &mut digest),
+            Symmetric::Sha2Aes => sha2aes::hash(Function::G, parts, &mut digest),
         }
         digest
     }
@@ -162,7 +178,8 @@ impl Hasher {
     #[inline(never)]
     pub(crate) fn xof(&self, parts: &[&[u8]]) -> Xof {
         match self.family {
-            Symmetric::Sha3 => Xof(self.single.shake128(parts)),
+            Symmetric::Sha3 => Xof::Shake(self.single.shake128(parts)),
+            Symmetric::Sha2Aes => Xof::Aes(sha2aes::AesStream::new(parts)),
         }
     }
 }
@@ -205,11 +222,29 @@ impl Lanes {
 }
 
 /// An XOF output stream from [`Hasher::xof`]. Wiped on drop.
-pub(crate) struct Xof(Shake128Stream);
+// The SHAKE stream is large only on x86 (one state of the four-way permutation), where the size
+// is immaterial; on 32-bit targets it is 208 bytes (the assertion below). No boxing: no allocator.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Xof {
+    /// SHAKE128.
+    Shake(Shake128Stream),
+    /// The AES-256-CTR keystream (no larger than its key and position: the SHAKE stream's size
+    /// is what the low-memory figures count on).
+    Aes(sha2aes::AesStream),
+}
 
 impl Xof {
     /// The next `out.len()` bytes of the stream.
     pub(crate) fn read(&mut self, out: &mut [u8]) {
-        self.0.read(out);
+        match self {
+            Self::Shake(stream) => stream.read(out),
+            Self::Aes(stream) => stream.read(out),
+        }
     }
 }
+
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(
+    size_of::<Xof>() <= size_of::<Shake128Stream>() + 8,
+    "the 90s stream must not make the SHA-3 family's stream larger"
+);

@@ -1,12 +1,20 @@
 //! The RustCrypto [`kem`] 0.3 traits for every parameter set (feature `kem`, on by default).
 //!
-//! Keys load from and export to the NIST byte encodings, so keys made by other Saber
-//! implementations work unchanged.
+//! Encapsulation keys load from and export to the NIST byte encoding, so keys made by other Saber
+//! implementations work unchanged. Decapsulation keys initialise from their 96-byte seed
+//! (`KeyInit`, hence `kem::FromSeed` for every set), as `kem` recommends for keys with a seed
+//! form; their NIST encoding goes through [`DecapsulationKey::from_bytes`] and
+//! [`DecapsulationKey::to_bytes`]. `KeyExport` is not implemented for them: a key decoded from
+//! the NIST encoding has no seed to export, and the export cannot fail
+//! ([`DecapsulationKey::to_seed`] returns an `Option` instead).
 
-use hybrid_array::{Array, ArraySize, typenum::U32};
+use hybrid_array::{
+    Array, ArraySize,
+    typenum::{U32, U96},
+};
 use kem::{
-    Decapsulate, Decapsulator, Encapsulate, Generate, InvalidKey, Kem, KeyExport, KeySizeUser,
-    TryKeyInit,
+    Decapsulate, Decapsulator, Encapsulate, Generate, InvalidKey, Kem, KeyExport, KeyInit,
+    KeySizeUser, TryKeyInit,
 };
 use rand_core::{CryptoRng, TryCryptoRng};
 
@@ -57,19 +65,20 @@ impl<P: ParameterSet + Kem<EncapsulationKey = Self>> Encapsulate for Encapsulati
     }
 }
 
+const _: () = assert!(
+    <U96 as hybrid_array::typenum::Unsigned>::USIZE == crate::KEY_SEED_BYTES,
+    "the seed size as a type"
+);
+
+/// The key is its 96-byte seed (`seed_A ‖ seed_s ‖ z`).
 impl<P: ParameterSet> KeySizeUser for DecapsulationKey<P> {
-    type KeySize = P::SecretKeySize;
+    type KeySize = U96;
 }
 
-impl<P: ParameterSet> TryKeyInit for DecapsulationKey<P> {
-    fn new(key: &Array<u8, Self::KeySize>) -> Result<Self, InvalidKey> {
-        Self::from_bytes(key).map_err(|_| InvalidKey)
-    }
-}
-
-impl<P: ParameterSet> KeyExport for DecapsulationKey<P> {
-    fn to_bytes(&self) -> Array<u8, P::SecretKeySize> {
-        to_array(self.to_bytes().as_ref())
+/// The key generated from a 96-byte seed ([`DecapsulationKey::from_seed`]).
+impl<P: ParameterSet> KeyInit for DecapsulationKey<P> {
+    fn new(seed: &Array<u8, U96>) -> Self {
+        Self::from_seed(&seed.0)
     }
 }
 

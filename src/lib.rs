@@ -45,9 +45,14 @@ mod sampling;
 pub use error::Error;
 pub use expanded::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
 pub use kem::{
-    Ciphertext, DecapsulationKey, EncapsulationKey, FireSaber, FireSaberPlus, LightSaber,
-    LightSaberPlus, ParameterSet, Saber, SaberKem, SaberPlus, SharedSecret,
+    Ciphertext, DecapsulationKey, EncapsulationKey, FireSaber, FireSaber90s, FireSaberPlus,
+    KEY_SEED_BYTES, LightSaber, LightSaber90s, LightSaberPlus, ParameterSet, Saber, Saber90s,
+    SaberKem, SaberPlus, SharedSecret, UFireSaber, UFireSaber90s, ULightSaber, ULightSaber90s,
+    USaber, USaber90s,
 };
-pub use params::{ByteArray, Plus, Round3, Variant};
+pub use params::{
+    ByteArray, MatrixDerivation, Nineties, Plus, Round3, SecretLayout, Secrets, Segment, Symmetric,
+    Uniform, UniformNineties, Variant,
+};
 pub use pke::{Backend, LowMemory};
 pub use polymul::{DefaultPolyMul, PolyMul, PolyMulPublic};

@@ -1,11 +1,12 @@
 //! Parameter sets and scheme variants, as data.
 //!
-//! A KEM instance is `SaberKem<V, L, MU, ET>` (`crate::kem`): the variant `V` ([`Round3`] or
-//! [`Plus`]) says how the scheme's pieces are derived (the modulus q, the secret distribution and
-//! its stream layout, the matrix derivation, the secret-key coding, the symmetric primitives); the
-//! const parameters are the module rank L, the binomial parameter μ and the ciphertext exponent
-//! ε_T (round-3 spec §2.2, Table 1). Everything downstream reads these descriptions; a new variant
-//! is new data here plus, where it brings one, a new sampler or hash family.
+//! A KEM instance is `SaberKem<V, L, MU, ET>` (`crate::kem`): the variant `V` ([`Round3`],
+//! [`Uniform`], [`Nineties`], [`UniformNineties`] or [`Plus`]) says how the scheme's pieces are
+//! derived (the modulus q, the secret distribution and its stream layout, the matrix derivation,
+//! the secret-key coding, the symmetric primitives); the const parameters are the module rank L,
+//! the binomial parameter μ and the ciphertext exponent ε_T (round-3 spec §2.2, Table 1).
+//! Everything downstream reads these descriptions; a new variant is new data here plus, where it
+//! brings one, a new sampler or hash family.
 
 use core::fmt::Debug;
 use core::hash::Hash;
@@ -28,6 +29,9 @@ pub const SEED_BYTES: usize = 32;
 pub enum Secrets {
     /// The centred binomial distribution β_μ: μ bits of the stream per coefficient (§2.4.2).
     Binomial,
+    /// Uniform in [−2, 1] (uSaber): each 2-bit field of the stream, least
+    /// significant first, read as a two's-complement number.
+    Uniform,
 }
 
 impl Secrets {
@@ -35,6 +39,15 @@ impl Secrets {
     pub(crate) const fn range(self, mu: usize) -> (i32, i32) {
         match self {
             Self::Binomial => (-((mu >> 1) as i32), (mu >> 1) as i32),
+            Self::Uniform => (-2, 1),
+        }
+    }
+
+    /// Bits of the secret stream per coefficient, for binomial parameter `mu`.
+    pub(crate) const fn stream_bits(self, mu: usize) -> usize {
+        match self {
+            Self::Binomial => mu,
+            Self::Uniform => 2,
         }
     }
 }
@@ -71,13 +84,19 @@ pub enum SecretLayout {
 pub enum Symmetric {
     /// H = SHA3-256, G = SHA3-512, XOF = SHAKE128.
     Sha3,
+    /// The "90s" primitives of Saber-90s: H = SHA-256, G = SHA-512, and as the XOF the
+    /// AES-256-CTR keystream keyed with the 32-byte seed, from an all-zero 12-byte nonce and a
+    /// 32-bit big-endian block counter starting at 0 (the reference's `saber_aes256ctr_prf`).
+    Sha2Aes,
 }
 
 /// A scheme variant: everything the parameter sets of one family share, as data. Sealed.
 pub trait Variant:
     Copy + Clone + Debug + Default + Eq + Ord + Hash + Send + Sync + 'static + sealed::Sealed
 {
-    /// Appended to the rank's name (`"Saber"`, …) in the parameter set's name.
+    /// Put before the rank's name (`"Saber"`, …) in the parameter set's name (`"u"` for uSaber).
+    const PREFIX: &'static str;
+    /// Appended to the rank's name in the parameter set's name (`"-90s"`, `"+"`).
     const SUFFIX: &'static str;
     /// log2 of the modulus q.
     const EQ: u32;
@@ -97,6 +116,20 @@ pub trait Variant:
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Round3;
 
+/// uSaber (a variant in the round-3 submission): round-3 Saber with q = 2^12 and secrets
+/// uniform in [−2, 1] (2 stream bits per coefficient); secret keys take 12 bits per coefficient.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Uniform;
+
+/// Saber-90s (a variant in the round-3 submission): round-3 Saber on SHA-2 and AES-256-CTR
+/// instead of SHA-3 and SHAKE128 ([`Symmetric::Sha2Aes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Nineties;
+
+/// uSaber-90s: [`Uniform`]'s modulus and secrets on [`Nineties`]' primitives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UniformNineties;
+
 /// Saber+ as specified in `docs/saber-plus.md` (Saber_RV32, strategy SLOWGENA_FASTMUL): matrix
 /// entries from independent XOF calls, a gapped secret stream and 4-bit secret keys.
 ///
@@ -108,16 +141,33 @@ pub struct Round3;
 pub struct Plus;
 
 impl sealed::Sealed for Round3 {}
+impl sealed::Sealed for Uniform {}
+impl sealed::Sealed for Nineties {}
+impl sealed::Sealed for UniformNineties {}
 impl sealed::Sealed for Plus {}
 
-impl Variant for Round3 {
-    const SUFFIX: &'static str = "";
-    const EQ: u32 = 13;
-    const SECRETS: Secrets = Secrets::Binomial;
-    const SECRET_LAYOUT: SecretLayout = SecretLayout::Contiguous;
-    const SECRET_KEY_BITS: u32 = Self::EQ;
-    const MATRIX: MatrixDerivation = MatrixDerivation::OneStream;
-    const SYMMETRIC: Symmetric = Symmetric::Sha3;
+/// The four official round-3 variants: {binomial, uniform} secrets × {SHA-3, 90s} primitives.
+macro_rules! round3_variants {
+    ($($variant:ty: $prefix:literal, $suffix:literal, $eq:literal, $secrets:ident,
+        $symmetric:ident;)*) => {$(
+        impl Variant for $variant {
+            const PREFIX: &'static str = $prefix;
+            const SUFFIX: &'static str = $suffix;
+            const EQ: u32 = $eq;
+            const SECRETS: Secrets = Secrets::$secrets;
+            const SECRET_LAYOUT: SecretLayout = SecretLayout::Contiguous;
+            const SECRET_KEY_BITS: u32 = Self::EQ;
+            const MATRIX: MatrixDerivation = MatrixDerivation::OneStream;
+            const SYMMETRIC: Symmetric = Symmetric::$symmetric;
+        }
+    )*};
+}
+
+round3_variants! {
+    Round3: "", "", 13, Binomial, Sha3;
+    Uniform: "u", "", 12, Uniform, Sha3;
+    Nineties: "", "-90s", 13, Binomial, Sha2Aes;
+    UniformNineties: "u", "-90s", 12, Uniform, Sha2Aes;
 }
 
 /// Saber+'s secret-stream runs (`docs/saber-plus.md` §4.3): the gaps are what the Saber_RV32
@@ -134,6 +184,7 @@ const PLUS_RUNS: [&[Segment]; 3] = {
 };
 
 impl Variant for Plus {
+    const PREFIX: &'static str = "";
     const SUFFIX: &'static str = "+";
     const EQ: u32 = 13;
     const SECRETS: Secrets = Secrets::Binomial;

@@ -1,5 +1,6 @@
 //! Deterministic sampling from the XOF: the public matrix A (round-3 spec §2.4.1, GenMatrix) and
-//! the secret vectors (§2.4.2, GenSecret with the centred binomial distribution β_μ), for every
+//! the secret vectors (§2.4.2, GenSecret with the centred binomial distribution β_μ, or uSaber's
+//! uniform distribution on [−2, 1]), for every
 //! variant from its description in [`crate::params`]: one segment walker over the secret stream,
 //! one table of Saber+'s entry indices, and matrix sources that stream A or read it squeezed in
 //! advance.
@@ -48,9 +49,7 @@ impl ByteStream for Squeezed<'_> {
 
 /// Bits of the secret stream per coefficient.
 const fn bits_per_coefficient<V: Variant, const MU: usize>() -> usize {
-    match V::SECRETS {
-        Secrets::Binomial => MU,
-    }
+    V::SECRETS.stream_bits(MU)
 }
 
 /// The runs of the secret stream GenSecret reads, in coefficient order (at most four).
@@ -107,6 +106,7 @@ pub(crate) const MAX_SECRET_STREAM: usize = 840;
 fn sample<V: Variant, const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     match V::SECRETS {
         Secrets::Binomial => centred_binomial(bytes, MU as u32, out),
+        Secrets::Uniform => uniform(bytes, out),
     }
 }
 
@@ -316,6 +316,7 @@ struct Buffered {
 }
 
 /// Bytes of the largest packed polynomial mod q.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 const MAX_POLY_Q: usize = sizes::packed(13);
 
 impl EntryMatrix {
@@ -445,6 +446,20 @@ impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
     /// Operation `i`'s matrix, entry by entry.
     pub(crate) fn matrix(&self, i: usize) -> PolyStream<Squeezed<'_>> {
         PolyStream::new(Squeezed(self.matrices[i].as_ref()), self.bits)
+    }
+}
+
+// --- Uniform sampling ------------------------------------------------------------------------
+
+/// uSaber's secrets: every 2-bit field of `bytes` (least significant first) as a two's-complement
+/// number in [−2, 1]; `bytes` holds `out.len() / 4` bytes. No branch or index depends on the bytes.
+pub fn uniform(bytes: &[u8], out: &mut [i8]) {
+    debug_assert_eq!(bytes.len() * 4, out.len());
+    for (coeffs, &byte) in out.chunks_exact_mut(4).zip(bytes) {
+        for (k, c) in coeffs.iter_mut().enumerate() {
+            // The field moved to the top two bits, then an arithmetic shift sign-extends it.
+            *c = ((byte << (6 - 2 * k)) as i8) >> 6;
+        }
     }
 }
 
@@ -635,9 +650,9 @@ mod tests {
     /// and from the stream squeezed in advance, for every variant and rank.
     #[test]
     fn fast_and_streaming_samplers_agree() {
-        use crate::params::{Plus, Round3, Symmetric};
+        use crate::params::{Nineties, Plus, Round3, Uniform, UniformNineties};
         fn check<V: Variant, const L: usize, const MU: usize>() {
-            let hasher = Hasher::for_operation(Symmetric::Sha3);
+            let hasher = Hasher::for_operation(V::SYMMETRIC);
             let seed = [7u8; 32];
             let mut fast = [const { SecretPoly::ZERO }; L];
             gen_secret::<V, L, MU>(&mut hasher.xof(&[&seed]), &mut fast);
@@ -660,6 +675,25 @@ mod tests {
         check::<Plus, 2, 10>();
         check::<Plus, 3, 8>();
         check::<Plus, 4, 6>();
+        check::<Uniform, 2, 10>();
+        check::<Uniform, 4, 6>();
+        check::<Nineties, 3, 8>();
+        check::<UniformNineties, 3, 8>();
+    }
+
+    #[test]
+    fn uniform_reads_two_bit_fields() {
+        // 0b11_10_01_00: fields 0, 1, 2 (= −2), 3 (= −1), lowest first.
+        let mut out = [0i8; 8];
+        uniform(&[0b1110_0100, 0b0001_1011], &mut out);
+        assert_eq!(out, [0, 1, -2, -1, -1, -2, 1, 0]);
+        // Against the reference's formula ((field ^ 2) − 2) on every byte.
+        for byte in 0..=255u8 {
+            let mut got = [0i8; 4];
+            uniform(&[byte], &mut got);
+            let want: [i8; 4] = core::array::from_fn(|k| (((byte >> (2 * k)) & 3) ^ 2) as i8 - 2);
+            assert_eq!(got, want, "byte {byte:#04x}");
+        }
     }
 
     /// Saber+'s runs skip stream bytes: its third polynomial at rank 3 is β_8 of stream bytes

@@ -4,7 +4,10 @@
 mod support;
 
 use saber_kem::polymul::{Ntt, NttScalar, Schoolbook, ToomCook};
-use saber_kem::{ExpandedDecapsulationKey, ExpandedEncapsulationKey, Plus, Round3};
+use saber_kem::{
+    ExpandedDecapsulationKey, ExpandedEncapsulationKey, Nineties, Plus, Round3, Uniform,
+    UniformNineties,
+};
 use support::kat::{check, records_expanded};
 
 macro_rules! expanded_kats {
@@ -29,6 +32,20 @@ expanded_kats! {
     ntt_saber_plus: Ntt::new(), "ntt", SaberPlus, Plus, 3, 8, 4;
     ntt_scalar_saber: NttScalar, "ntt-scalar", Saber, Round3, 3, 8, 4;
     schoolbook_firesaber_plus: Schoolbook, "schoolbook", FireSaberPlus, Plus, 4, 6, 6;
+    ntt_lightsaber_90s: Ntt::new(), "ntt", LightSaber90s, Nineties, 2, 10, 3;
+    ntt_saber_90s: Ntt::new(), "ntt", Saber90s, Nineties, 3, 8, 4;
+    ntt_firesaber_90s: Ntt::new(), "ntt", FireSaber90s, Nineties, 4, 6, 6;
+    ntt_ulightsaber: Ntt::new(), "ntt", ULightSaber, Uniform, 2, 10, 3;
+    ntt_usaber: Ntt::new(), "ntt", USaber, Uniform, 3, 8, 4;
+    ntt_ufiresaber: Ntt::new(), "ntt", UFireSaber, Uniform, 4, 6, 6;
+    ntt_ulightsaber_90s: Ntt::new(), "ntt", ULightSaber90s, UniformNineties, 2, 10, 3;
+    ntt_usaber_90s: Ntt::new(), "ntt", USaber90s, UniformNineties, 3, 8, 4;
+    ntt_ufiresaber_90s: Ntt::new(), "ntt", UFireSaber90s, UniformNineties, 4, 6, 6;
+    toom_saber_90s: ToomCook, "toom-cook", Saber90s, Nineties, 3, 8, 4;
+    toom_ufiresaber: ToomCook, "toom-cook", UFireSaber, Uniform, 4, 6, 6;
+    toom_ulightsaber_90s: ToomCook, "toom-cook", ULightSaber90s, UniformNineties, 2, 10, 3;
+    schoolbook_usaber: Schoolbook, "schoolbook", USaber, Uniform, 3, 8, 4;
+    ntt_scalar_firesaber_90s: NttScalar, "ntt-scalar", FireSaber90s, Nineties, 4, 6, 6;
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod support;
 
-use saber_kem::{Plus, Round3};
+use saber_kem::{Nineties, Plus, Round3, Uniform, UniformNineties};
 use support::kat::{check, records};
 
 macro_rules! kat_tests {

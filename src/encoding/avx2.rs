@@ -1,6 +1,6 @@
 //! AVX2 unpacking and packing of the wide widths (10 bits for b and b', 13 bits for A and the
-//! secret key): sixteen coefficients per iteration instead of about four instructions per
-//! coefficient.
+//! secret key, 12 for uSaber's): sixteen coefficients per iteration instead of about four
+//! instructions per coefficient.
 //!
 //! Each group of eight `W`-bit coefficients is `W` bytes. Its first 16 bytes are loaded into
 //! both 128-bit halves of a register; one byte shuffle gives every 32-bit lane `i` the three

@@ -35,6 +35,17 @@ pub(crate) fn random_seed<R: TryCryptoRng + ?Sized>(
 }
 
 impl KeySeeds {
+    /// The seeds of a 96-byte key seed `seed_A ‖ seed_s ‖ z`.
+    pub(crate) fn from_bytes(seed: &[u8; KEY_SEED_BYTES]) -> Self {
+        let mut seeds = Self::default();
+        let (head, z) = seed.split_at(64);
+        let (seed_a, seed_s) = head.split_at(32);
+        seeds.seed_a.copy_from_slice(seed_a);
+        seeds.seed_s.copy_from_slice(seed_s);
+        seeds.z.copy_from_slice(z);
+        seeds
+    }
+
     /// Fills the three seeds from `rng`, in the order one key generation draws them.
     pub(crate) fn draw<R: TryCryptoRng + ?Sized>(&mut self, rng: &mut R) -> Result<(), R::Error> {
         rng.try_fill_bytes(&mut self.seed_a)?;
@@ -42,6 +53,10 @@ impl KeySeeds {
         rng.try_fill_bytes(&mut self.z)
     }
 }
+
+/// Bytes of a key seed: the 32-byte seed_A (before it is hashed), seed_s and z that key generation
+/// draws, in that order (the reference's `indcpa_kem_keypair` and `crypto_kem_keypair`).
+pub const KEY_SEED_BYTES: usize = 96;
 
 /// The secret range of a set: `[-μ/2, μ/2]` for binomial secrets.
 pub(crate) const fn secret_range<V: Variant, const MU: usize>() -> (i32, i32) {
@@ -392,9 +407,10 @@ where
     }
 
     /// Deterministic key generation from the three 32-byte inputs that
-    /// [`try_generate_with`](Self::try_generate_with) draws (seed_A before hashing, seed_s, z).
-    /// For known-answer tests and protocols that derive keys; the inputs must be secret and
-    /// uniformly random.
+    /// [`try_generate_with`](Self::try_generate_with) draws (seed_A before hashing, seed_s, z):
+    /// the key [`DecapsulationKey::from_seed_with`] makes from `seed_A ‖ seed_s ‖ z`. For
+    /// known-answer tests and protocols that derive keys; the inputs must be secret and uniformly
+    /// random.
     #[cfg(feature = "hazmat")]
     pub fn generate_deterministic_with<B: Backend>(
         backend: &mut B,
@@ -588,12 +604,25 @@ impl<P: ParameterSet> TryFrom<&[u8]> for EncapsulationKey<P> {
     }
 }
 
-/// A secret key: `sk_cpa ‖ pk ‖ H(pk) ‖ z` in the NIST layout. Wiped on drop; compared in
-/// constant time; its `Debug` output is redacted.
+/// A secret key: `sk_cpa ‖ pk ‖ H(pk) ‖ z` in the NIST layout, and the 96-byte seed it was
+/// generated from, where it was. Wiped on drop; compared in constant time; its `Debug` output is
+/// redacted.
+///
+/// # Storing a key
+///
+/// The compact way to store a key is its seed ([`to_seed`](Self::to_seed), 96 bytes for every
+/// set, against 1,504 to 3,040 for the NIST encoding; a microcontroller keeps it in flash), and
+/// [`from_seed`](Self::from_seed) rebuilds the same key: key generation from a seed is
+/// deterministic, and a seed is always valid, so nothing needs checking when it is loaded. The
+/// NIST encoding ([`to_bytes`](Self::to_bytes), [`from_bytes`](Self::from_bytes)) is what other
+/// Saber implementations exchange; a key decoded from it has no seed. With the `kem` feature the
+/// key implements `kem`'s `KeyInit` from the seed (hence `FromSeed` for the set).
 pub struct DecapsulationKey<P: ParameterSet> {
     pub(crate) secret: P::SecretCpaBytes,
     pub(crate) ek: EncapsulationKey<P>,
     pub(crate) z: [u8; 32],
+    /// seed_A (before hashing) ‖ seed_s, where the key was generated from seeds.
+    pub(crate) seed: Option<[u8; 64]>,
 }
 
 impl<P: ParameterSet> DecapsulationKey<P> {
@@ -602,6 +631,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         secret: P::SecretCpaBytes::ZERO,
         ek: EncapsulationKey::ZERO,
         z: [0; 32],
+        seed: None,
     };
 
     /// Sets the secret parts from a NIST-layout secret key of the right length (unchecked
@@ -639,6 +669,25 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         &self.ek
     }
 
+    /// The 96-byte seed this key was generated from (`seed_A ‖ seed_s ‖ z`, the bytes key
+    /// generation draws, in its order), in a buffer wiped on drop: `Some` for keys made by key
+    /// generation or [`from_seed`](Self::from_seed), `None` for keys decoded from the NIST
+    /// encoding. The compact way to store a key (see the type's docs); it is as secret as the key.
+    pub fn to_seed(&self) -> Option<zeroize::Zeroizing<[u8; KEY_SEED_BYTES]>> {
+        let seed = self.seed.as_ref()?;
+        let mut out = zeroize::Zeroizing::new([0u8; KEY_SEED_BYTES]);
+        out[..64].copy_from_slice(seed);
+        out[64..].copy_from_slice(&self.z);
+        Some(out)
+    }
+
+    /// Remembers the seeds this key was generated from.
+    pub(crate) fn keep_seed(&mut self, seeds: &KeySeeds) {
+        let seed = self.seed.insert([0; 64]);
+        seed[..32].copy_from_slice(&seeds.seed_a);
+        seed[32..].copy_from_slice(&seeds.seed_s);
+    }
+
     /// The borrowed parts, as the FO transform reads them.
     pub(crate) fn parts(&self) -> SecretParts<'_> {
         SecretParts {
@@ -665,8 +714,21 @@ impl<P: ParameterSet> DecapsulationKey<P> {
             z: &mut dk.z,
         };
         P::keypair(backend, seeds, parts);
+        dk.keep_seed(seeds);
         let ek = dk.ek.clone();
         (dk, ek)
+    }
+
+    /// The key generated from a 96-byte seed (as [`to_seed`](Self::to_seed) returns it), with
+    /// the default backend. Any 96 bytes are a valid seed; they must be secret and uniformly
+    /// random, as key generation draws them.
+    pub fn from_seed(seed: &[u8; KEY_SEED_BYTES]) -> Self {
+        Self::from_seed_with(&mut DefaultPolyMul::default(), seed)
+    }
+
+    /// [`from_seed`](Self::from_seed) with the given backend (every backend gives the same key).
+    pub fn from_seed_with<B: Backend>(backend: &mut B, seed: &[u8; KEY_SEED_BYTES]) -> Self {
+        Self::generate_from_seeds(backend, &KeySeeds::from_bytes(seed)).0
     }
 
     /// Decodes a secret key, rejecting encodings no key generator produces: a secret coefficient
@@ -731,6 +793,9 @@ impl<P: ParameterSet> Drop for DecapsulationKey<P> {
         // Slices: one bulk fill each.
         self.secret.as_mut().zeroize();
         self.z.as_mut_slice().zeroize();
+        if let Some(seed) = &mut self.seed {
+            seed.as_mut_slice().zeroize();
+        }
     }
 }
 
@@ -742,10 +807,12 @@ impl<P: ParameterSet> Clone for DecapsulationKey<P> {
             secret: self.secret.clone(),
             ek: self.ek.clone(),
             z: self.z,
+            seed: self.seed,
         }
     }
 }
 
+/// Keys are equal when their NIST encodings are, whether or not they hold their seed.
 impl<P: ParameterSet> ConstantTimeEq for DecapsulationKey<P> {
     fn ct_eq(&self, other: &Self) -> Choice {
         self.secret.as_ref().ct_eq(other.secret.as_ref())
@@ -886,7 +953,7 @@ impl AsRef<[u8]> for SharedSecret {
 mod tests {
     use super::*;
     use crate::hash::Lanes;
-    use crate::params::{Plus, Round3};
+    use crate::params::{Nineties, Plus, Round3, Uniform, UniformNineties};
     use crate::polymul::Karatsuba;
 
     /// One operation's FO and IND-CPA code with its streams squeezed in advance on each lane
@@ -989,5 +1056,8 @@ mod tests {
         in_advance_matches_streamed::<Plus, 2, 10, 3>();
         in_advance_matches_streamed::<Plus, 3, 8, 4>();
         in_advance_matches_streamed::<Plus, 4, 6, 6>();
+        in_advance_matches_streamed::<Uniform, 3, 8, 4>();
+        in_advance_matches_streamed::<Nineties, 2, 10, 3>();
+        in_advance_matches_streamed::<UniformNineties, 4, 6, 6>();
     }
 }

@@ -1,5 +1,6 @@
 //! The parameter sets: the type of a KEM instance, the [`ParameterSet`] trait and the aliases
-//! of every set (round-3 spec Table 1; `docs/saber-plus.md` §2). The one list of sets.
+//! of every set (round-3 spec Table 1, its uSaber and Saber-90s variants; `docs/saber-plus.md`
+//! §2). The one list of sets.
 
 use core::fmt::Debug;
 use core::hash::Hash;
@@ -7,7 +8,9 @@ use core::marker::PhantomData;
 
 use super::Algorithms;
 use crate::params::sealed::Sealed;
-use crate::params::{ArrayOf, ByteArray, Plus, Round3, Variant, sizes};
+use crate::params::{
+    ArrayOf, ByteArray, Nineties, Plus, Round3, Uniform, UniformNineties, Variant, sizes,
+};
 
 /// A Saber KEM instance: variant `V`, module rank `L`, binomial parameter `MU`, ciphertext
 /// exponent `ET`. Use the aliases ([`crate::LightSaber`], [`crate::Saber`], …).
@@ -82,6 +85,12 @@ macro_rules! parameter_sets {
                 assert!($sk == sizes::secret_key::<$v>($l));
                 assert!($cpa == sizes::secret_cpa::<$v>($l));
                 assert!($ct == sizes::ciphertext($l, $et));
+                assert!(names_agree(
+                    $name,
+                    <$v as Variant>::PREFIX,
+                    rank_name($l),
+                    <$v as Variant>::SUFFIX
+                ));
                 #[cfg(feature = "kem")]
                 {
                     use hybrid_array::typenum::Unsigned;
@@ -94,6 +103,37 @@ macro_rules! parameter_sets {
     };
 }
 
+/// The name of the main set of rank `l`.
+const fn rank_name(l: usize) -> &'static str {
+    match l {
+        2 => "LightSaber",
+        3 => "Saber",
+        _ => "FireSaber",
+    }
+}
+
+/// Whether `name` is `prefix ‖ rank ‖ suffix` (the names written below follow the variants' data).
+const fn names_agree(name: &str, prefix: &str, rank: &str, suffix: &str) -> bool {
+    let (name, parts) = (
+        name.as_bytes(),
+        [prefix.as_bytes(), rank.as_bytes(), suffix.as_bytes()],
+    );
+    let mut at = 0;
+    let mut part = 0;
+    while part < parts.len() {
+        let mut i = 0;
+        while i < parts[part].len() {
+            if at >= name.len() || name[at] != parts[part][i] {
+                return false;
+            }
+            at += 1;
+            i += 1;
+        }
+        part += 1;
+    }
+    at == name.len()
+}
+
 parameter_sets! {
     /// LightSaber (NIST level 1): L = 2, μ = 10, ε_T = 3.
     LightSaber = (Round3, 2, 10, 3), "LightSaber",
@@ -104,6 +144,35 @@ parameter_sets! {
     /// FireSaber (NIST level 5): L = 4, μ = 6, ε_T = 6.
     FireSaber = (Round3, 4, 6, 6), "FireSaber",
         pk 1312 U1312, sk 3040 U3040, cpa 1664, ct 1472 U1472;
+    /// LightSaber-90s: LightSaber on SHA-2 and AES-256-CTR ([`Nineties`](crate::Nineties)).
+    LightSaber90s = (Nineties, 2, 10, 3), "LightSaber-90s",
+        pk 672 U672, sk 1568 U1568, cpa 832, ct 736 U736;
+    /// Saber-90s: Saber on SHA-2 and AES-256-CTR.
+    Saber90s = (Nineties, 3, 8, 4), "Saber-90s",
+        pk 992 U992, sk 2304 U2304, cpa 1248, ct 1088 U1088;
+    /// FireSaber-90s: FireSaber on SHA-2 and AES-256-CTR.
+    FireSaber90s = (Nineties, 4, 6, 6), "FireSaber-90s",
+        pk 1312 U1312, sk 3040 U3040, cpa 1664, ct 1472 U1472;
+    /// uLightSaber: LightSaber with q = 2^12 and uniform secrets in [−2, 1]
+    /// ([`Uniform`](crate::Uniform)).
+    ULightSaber = (Uniform, 2, 10, 3), "uLightSaber",
+        pk 672 U672, sk 1504 U1504, cpa 768, ct 736 U736;
+    /// uSaber: Saber with q = 2^12 and uniform secrets in [−2, 1].
+    USaber = (Uniform, 3, 8, 4), "uSaber",
+        pk 992 U992, sk 2208 U2208, cpa 1152, ct 1088 U1088;
+    /// uFireSaber: FireSaber with q = 2^12 and uniform secrets in [−2, 1].
+    UFireSaber = (Uniform, 4, 6, 6), "uFireSaber",
+        pk 1312 U1312, sk 2912 U2912, cpa 1536, ct 1472 U1472;
+    /// uLightSaber-90s: uLightSaber on SHA-2 and AES-256-CTR
+    /// ([`UniformNineties`](crate::UniformNineties)).
+    ULightSaber90s = (UniformNineties, 2, 10, 3), "uLightSaber-90s",
+        pk 672 U672, sk 1504 U1504, cpa 768, ct 736 U736;
+    /// uSaber-90s: uSaber on SHA-2 and AES-256-CTR.
+    USaber90s = (UniformNineties, 3, 8, 4), "uSaber-90s",
+        pk 992 U992, sk 2208 U2208, cpa 1152, ct 1088 U1088;
+    /// uFireSaber-90s: uFireSaber on SHA-2 and AES-256-CTR.
+    UFireSaber90s = (UniformNineties, 4, 6, 6), "uFireSaber-90s",
+        pk 1312 U1312, sk 2912 U2912, cpa 1536, ct 1472 U1472;
     /// LightSaber+: LightSaber parameters with the Saber+ generators and 4-bit secret keys.
     LightSaberPlus = (Plus, 2, 10, 3), "LightSaber+",
         pk 672 U672, sk 992 U992, cpa 256, ct 736 U736;

@@ -1,0 +1,146 @@
+//! The 90s family ([`Symmetric::Sha2Aes`](crate::params::Symmetric::Sha2Aes)) on the RustCrypto
+//! crates: H = SHA-256 and G = SHA-512 (`sha2`), and as the XOF the AES-256-CTR keystream (`aes`,
+//! `ctr`) keyed with the 32-byte seed, counter block = twelve zero bytes ‖ a 32-bit big-endian
+//! block number from 0: the reference implementation's `saber_aes256ctr_prf`
+//! (`Variants/uSaber-90s/ref/symmetric-aes.c`, `aes256ctr.c`). No AES or SHA-2 is written here.
+//!
+//! The `aes` crate is constant time on every target: AES-NI where the CPU has it (detected at run
+//! time), bit-sliced ("fixsliced") software otherwise; its key schedules are wiped on drop (its
+//! `zeroize` feature), as are the `sha2` states and the `ctr` keystream buffer.
+
+use aes::Aes256Enc;
+use ctr::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
+use sha2::digest::{Digest, Output};
+use sha2::{Sha256, Sha512};
+use zeroize::Zeroize;
+
+use super::Function;
+
+/// AES-256 in counter mode with a 32-bit big-endian counter in the last four bytes of the block.
+type Aes256Ctr = ctr::Ctr32BE<Aes256Enc>;
+
+/// The counter block before the first block: the reference's all-zero 12-byte nonce and counter 0.
+const START: [u8; 16] = [0; 16];
+
+/// `function` of the concatenation of `parts` into all of `out` (32 bytes for H, 64 for G, any
+/// length for the XOF, whose key is the 32 bytes of `parts`).
+pub(super) fn hash(function: Function, parts: &[&[u8]], out: &mut [u8]) {
+    match function {
+        Function::H => digest::<Sha256>(parts, out),
+        Function::G => digest::<Sha512>(parts, out),
+        Function::Xof => AesStream::new(parts).read(out),
+    }
+}
+
+/// `D` of the concatenation of `parts`, written straight into `out` (no copy of the digest).
+fn digest<D: Digest>(parts: &[&[u8]], out: &mut [u8]) {
+    let mut state = D::new();
+    for part in parts {
+        state.update(part);
+    }
+    match <&mut Output<D>>::try_from(out) {
+        Ok(out) => state.finalize_into(out),
+        Err(_) => unreachable!("H and G jobs have outputs of their digest length"),
+    }
+}
+
+/// The AES-256-CTR keystream of a 32-byte key, read in pieces of any length.
+///
+/// It holds only the key and the position: each read expands the key afresh (a fraction of the
+/// cost of the blocks of a piece; the expanded key, 240 to 960 bytes, then lives only in the
+/// read's frame and is wiped there). So the stream is smaller than the SHAKE128 one, and the
+/// low-memory plan's stack, which holds a stream beside each multiplication, does not grow. On
+/// x86 an operation's streams are read whole, once (`Hasher::squeezes_in_advance`). Wiped on
+/// drop.
+pub(crate) struct AesStream {
+    key: [u8; 32],
+    /// Bytes of the keystream already read.
+    position: u32,
+}
+
+impl AesStream {
+    /// The keystream of the concatenation of `parts`, which must be 32 bytes (a seed).
+    pub(super) fn new(parts: &[&[u8]]) -> Self {
+        let mut key = [0u8; 32];
+        let mut at = 0;
+        for part in parts {
+            let take = part.len().min(32 - at);
+            key[at..at + take].copy_from_slice(&part[..take]);
+            at += take;
+        }
+        debug_assert_eq!(
+            (at, parts.iter().map(|p| p.len()).sum::<usize>()),
+            (32, 32),
+            "the 90s XOF is keyed with exactly one 32-byte seed"
+        );
+        Self { key, position: 0 }
+    }
+
+    /// The next `out.len()` bytes of the keystream.
+    ///
+    /// Not inlined: the cipher's expanded key stays in this call's frame.
+    #[inline(never)]
+    pub(crate) fn read(&mut self, out: &mut [u8]) {
+        let mut cipher = Aes256Ctr::new((&self.key).into(), (&START).into());
+        out.fill(0);
+        // Saber reads at most a few kilobytes of a stream: the 32-bit block counter (64 GiB of
+        // keystream) can neither overflow nor wrap.
+        let positioned = cipher.try_seek(self.position);
+        let applied = cipher.try_apply_keystream(out);
+        debug_assert!(positioned.is_ok() && applied.is_ok());
+        self.position = self.position.wrapping_add(out.len() as u32);
+    }
+}
+
+impl Drop for AesStream {
+    fn drop(&mut self) {
+        self.key.as_mut_slice().zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keystream against AES-256 block encryptions of the counter blocks (`aes` directly),
+    /// read whole and in uneven pieces.
+    #[test]
+    fn keystream_is_aes_of_the_counter_blocks() {
+        use aes::cipher::{BlockCipherEncrypt, KeyInit};
+        let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 3) as u8);
+        let cipher = Aes256Enc::new((&key).into());
+        let mut expected = [0u8; 16 * 40];
+        for (n, block) in expected.chunks_exact_mut(16).enumerate() {
+            block[12..].copy_from_slice(&(n as u32).to_be_bytes());
+            cipher.encrypt_block(block.try_into().unwrap());
+        }
+        let mut whole = [0u8; 16 * 40];
+        hash(Function::Xof, &[&key[..5], &key[5..]], &mut whole);
+        assert_eq!(whole, expected);
+        let mut stream = AesStream::new(&[&key]);
+        let mut pieces = [0u8; 16 * 40];
+        let mut done = 0;
+        for piece in [1, 0, 15, 16, 17, 104, 33, 3].iter().cycle() {
+            let end = (done + piece).min(pieces.len());
+            stream.read(&mut pieces[done..end]);
+            done = end;
+            if done == pieces.len() {
+                break;
+            }
+        }
+        assert_eq!(pieces, expected);
+    }
+
+    /// FIPS 180-4 test vectors ("abc"), split into parts.
+    #[test]
+    fn sha2_digests() {
+        let mut h = [0u8; 32];
+        hash(Function::H, &[b"a", b"", b"bc"], &mut h);
+        assert_eq!(h[..4], [0xba, 0x78, 0x16, 0xbf], "SHA-256(abc) = ba7816bf…");
+        let mut g = [0u8; 64];
+        hash(Function::G, &[b"ab", b"c"], &mut g);
+        assert_eq!(g[..4], [0xdd, 0xaf, 0x35, 0xa1], "SHA-512(abc) = ddaf35a1…");
+        assert_eq!(h[..], Sha256::digest(b"abc")[..]);
+        assert_eq!(g[..], Sha512::digest(b"abc")[..]);
+    }
+}
