@@ -1,3 +1,4 @@
+#![allow(missing_docs)]
 //! The two-worker split on two host threads against the one-worker path, per operation
 //! (`cargo bench --bench two_worker`). Worker 1 is a thread spawned per operation
 //! (`two_worker::ScopedThreads`), so the thread start and the hand-off waits are in the
@@ -6,7 +7,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use saber_kem::polymul::{DefaultPolyMul, Karatsuba, PolyMul};
 use saber_kem::two_worker::{ScopedThreads, TwoWorkers};
-use saber_kem::{FireSaber, LightSaber, ParameterSet, Saber, SaberKem, Variant};
+use saber_kem::{ParameterSet, SaberKem, Variant};
 use std::hint::black_box;
 
 fn bench_set<V: Variant, B: PolyMul + Default, const L: usize, const MU: usize, const ET: usize>(
@@ -55,7 +56,6 @@ fn benches(c: &mut Criterion) {
     bench_set::<saber_kem::Round3, Default, 4, 6, 6>(c, "default");
     // A slower backend: products dominate more, as on a microcontroller.
     bench_set::<saber_kem::Round3, Karatsuba, 3, 8, 4>(c, "karatsuba");
-    let _ = (LightSaber::NAME, Saber::NAME, FireSaber::NAME);
 }
 
 criterion_group!(two_worker, benches);

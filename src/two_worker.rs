@@ -419,7 +419,9 @@ where
                     backend,
                     hasher,
                     keys,
-                    (&[key.hpk], &[key.z], &[ct]),
+                    &[key.hpk],
+                    &[key.z],
+                    &[ct],
                     |backend, _| {
                         pke::decrypt::<V, B, L, ET>(
                             backend,

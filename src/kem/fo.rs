@@ -224,7 +224,9 @@ pub(crate) fn decapsulate<'s, S: KeySelect, Bk: Backend, const G: usize>(
         backend,
         hasher,
         keys,
-        (hpks, zs, cts),
+        hpks,
+        zs,
+        cts,
         decrypt,
         Some(&mut ct_hashes),
         &mut kr,
@@ -235,11 +237,14 @@ pub(crate) fn decapsulate<'s, S: KeySelect, Bk: Backend, const G: usize>(
 /// [`decapsulate`] up to its last hash: each operation's (K̂', r') into `kr`, K̂' replaced by z
 /// on a mismatch; H(c) of each received ciphertext into `ct_hashes`, computed beside the
 /// re-encryption's own hashing, if given (the two-worker split computes it on its other worker).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
     backend: &mut Bk,
     hasher: &Hasher,
     keys: &impl EncryptGroup<Bk>,
-    (hpks, zs, cts): (&[&[u8; 32]], &[&[u8; 32]], &[&[u8]]),
+    hpks: &[&[u8; 32]],
+    zs: &[&[u8; 32]],
+    cts: &[&[u8]],
     mut decrypt: impl FnMut(&mut Bk, usize) -> [u8; 32],
     ct_hashes: Option<&mut [[u8; 32]; G]>,
     kr: &mut [[[u8; 32]; 2]; G],
