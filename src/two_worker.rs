@@ -5,7 +5,7 @@
 //! # Who does what
 //!
 //! Worker 1 (the *second* worker, started by the application) generates A entry by entry from
-//! the XOF, the stream of [`crate`]'s ordinary path, and hands each entry over as soon as it is
+//! the XOF, as the one-worker path streams it, and hands each entry over as soon as it is
 //! finished. Worker 2 (the calling one) runs the one FO transform and IND-CPA core of the
 //! crate with the hand-off as its matrix source: it samples the secret, multiplies each entry as
 //! it arrives on the caller's backend (any [`PolyMul`], the ESP32 RSA coprocessor's included:
