@@ -13,13 +13,17 @@ before IDLE was seen, words beyond the 96-word blocks, modular-operation registe
 accesses).
 
 Prints per KEM operation: RV32 instructions, coprocessor multiplications and operand sizes,
-MMIO traffic; the peak stack; then the firmware's UART output, ending in "emu: N passed,
-M failed". Exit status: the firmware's (0 = all checks passed), 2 on an emulation or protocol
-error.
+MMIO traffic; the peak stack; the two-worker split of each operation (`saber_kem::two_worker`,
+run by the firmware with its two workers taking turns on this hart): each worker's
+instructions, its stages between the hand-off points, and the critical path of the two workers
+running at once, computed from them (see `critical_path`), with one CSV line per set and
+operation, `two-worker,<set>,<op>,<single-worker instructions>,<critical-path instructions>`;
+then the firmware's UART output, ending in "emu: N passed, M failed". Exit status: the
+firmware's (0 = all checks passed), 2 on an emulation or protocol error.
 
 Usage: esp32c3.py FIRMWARE.elf [--json OUT.json] [--profile]
-(--profile splits each operation's instructions into Keccak, Kronecker + driver, memset/memcpy
-and the rest, by function symbol.)
+(--profile splits each operation's instructions, and each worker's, into Keccak, Kronecker +
+driver, memset/memcpy and the rest, by function symbol.)
 """
 
 import bisect
@@ -223,6 +227,45 @@ def category(name):
     return "other"
 
 
+SETS = {1: "LightSaber", 2: "Saber", 3: "FireSaber",
+        4: "LightSaber+", 5: "Saber+", 6: "FireSaber+"}
+OPS = {1: "KeyGen", 2: "Encaps", 3: "Decaps"}
+# Marks of the firmware: operation k/o one-worker 10k + o, two-worker 100 + 10k + o (o = 4: the
+# end); inside a two-worker operation InTurn::join marks worker 1's start, worker 2's start and
+# the end of both.
+SPLIT_BASE = 100
+WORKER_1, WORKER_2, JOINED = 1001, 1002, 1003
+# The hand-off of the default `TwoWorkers` (two entries), and the others reported.
+DEFAULT_SLOTS = 2
+SLOT_CHOICES = (1, 2, 4)
+
+
+def critical_path(published, taken, worker1, worker2, slots):
+    """Instructions from the join until both workers are done, if they ran at once.
+
+    `published[k]`: worker 1's own instructions when it starts handing over entry k;
+    `taken[k]`: worker 2's own instructions when it asks for entry k (both measured with the
+    workers taking turns, so neither waited); `worker1`, `worker2`: their totals. Both workers
+    run at one instruction per cycle. Entry k is available once worker 1 has published it;
+    worker 1 may publish it only once worker 2 has taken entry k - slots (the ring is full
+    until then). Returns (critical path, worker 1's waits, worker 2's waits)."""
+    ready = []  # global time entry k is published
+    done = []  # global time entry k is taken
+    stall1 = stall2 = 0
+    for k, (p, q) in enumerate(zip(published, taken)):
+        at = p + stall1
+        if k >= slots and done[k - slots] > at:
+            stall1 += done[k - slots] - at
+            at = done[k - slots]
+        ready.append(at)
+        at = q + stall2
+        if ready[k] > at:
+            stall2 += ready[k] - at
+            at = ready[k]
+        done.append(at)
+    return max(worker1 + stall1, worker2 + stall2), stall1, stall2
+
+
 def run(path, profile=False):
     with open(path, "rb") as f:
         elf = ELFFile(f)
@@ -232,6 +275,10 @@ def run(path, profile=False):
                            if s["st_info"]["type"] == "STT_FUNC" and s["st_size"] > 0)
         segments = [(s["p_vaddr"], s.data()) for s in elf.iter_segments() if s["p_type"] == "PT_LOAD"]
         entry = elf.header["e_entry"]
+        handoff = {kind: [s["st_value"] for s in symtab
+                          if s["st_info"]["type"] == "STT_FUNC" and "Handoff" in s.name
+                          and kind in s.name]
+                   for kind in ("publish", "4take")}
 
     uc = Uc(UC_ARCH_RISCV, UC_MODE_RISCV32)
     uc.mem_map(FLASH_BASE, FLASH_SIZE)
@@ -252,7 +299,9 @@ def run(path, profile=False):
     block_sizes = {}
     starts = [a for a, _ in functions]
     current_mark = [0]
-    split = defaultdict(Counter)  # mark id -> category -> instructions
+    current_worker = [0]
+    split = defaultdict(Counter)  # (operation mark, worker) -> category -> instructions
+    events = []  # (what, executed): "publish" and "take" hand-off points, and every mark
 
     def on_block(uc, address, size, _):
         n = block_sizes.get(address)
@@ -260,7 +309,8 @@ def run(path, profile=False):
             n = block_sizes[address] = instruction_count(uc.mem_read(address, size))
         executed[0] += n
         if profile:
-            split[current_mark[0]][functions[bisect.bisect_right(starts, address) - 1][1]] += n
+            key = (current_mark[0], current_worker[0])
+            split[key][functions[bisect.bisect_right(starts, address) - 1][1]] += n
 
     marks = []
 
@@ -272,8 +322,14 @@ def run(path, profile=False):
         return paint_from + (untouched & ~3)
 
     def on_mark(uc, address, size, _):
+        mark = uc.reg_read(UC_RISCV_REG_A0)
+        events.append((mark, executed[0]))
+        if mark in (WORKER_1, WORKER_2, JOINED):
+            current_worker[0] = {WORKER_1: 1, WORKER_2: 2, JOINED: 0}[mark]
+            return
         deepest = deepest_since_paint(uc)
-        current_mark[0] = uc.reg_read(UC_RISCV_REG_A0)
+        current_mark[0] = mark
+        current_worker[0] = 0
         marks.append((current_mark[0], executed[0], dev.snapshot(), stack_top - deepest,
                       uc.reg_read(UC_RISCV_REG_SP)))
         # Repaint below the live frames so the next interval's peak is measured on its own.
@@ -282,6 +338,10 @@ def run(path, profile=False):
 
     uc.hook_add(UC_HOOK_BLOCK, on_block)
     uc.hook_add(UC_HOOK_CODE, on_mark, begin=symbols["emu_mark"], end=symbols["emu_mark"])
+    for kind, addresses in handoff.items():
+        for address in addresses:
+            uc.hook_add(UC_HOOK_CODE, lambda uc, a, s, k: events.append((k, executed[0])),
+                        "publish" if kind == "publish" else "take", begin=address, end=address)
     exit_at = symbols["emu_exit"]
     try:
         uc.emu_start(entry, exit_at, timeout=900 * 1_000_000)
@@ -306,10 +366,9 @@ def run(path, profile=False):
     report = {"uart": uart, "exit_code": code, "instructions": executed[0], "peak_stack_bytes": max([stack_top - lowest] + [m[3] for m in marks]),
               "operations": []}
     by_id = {m[0]: m for m in marks}
-    sets = {1: "LightSaber", 2: "Saber", 3: "FireSaber"}
-    ops = {1: "KeyGen", 2: "Encaps", 3: "Decaps"}
-    for k, name in sets.items():
-        for o, op in ops.items():
+    report["two_worker"] = two_worker_report(events, by_id, split)
+    for k, name in SETS.items():
+        for o, op in OPS.items():
             start, end = by_id.get(10 * k + o), by_id.get(10 * k + o + 1)
             if not start or not end:
                 continue
@@ -323,11 +382,86 @@ def run(path, profile=False):
                 "by_words": {int(w): c for w, c in sorted(words.items()) if c},
                 "mmio_reads": after["reads"] - before["reads"],
                 "mmio_writes": after["writes"] - before["writes"],
-                "instructions_by_category": dict(split.get(10 * k + o, {})),
+                "instructions_by_category": dict(split.get((10 * k + o, 0), {})),
                 # Below the caller's stack pointer at the start mark: the operation's own use.
                 "stack_bytes": start[4] - (stack_top - end[3]),
             })
     return code, report
+
+
+def two_worker_report(events, by_id, split):
+    """Per two-worker operation: the workers' instructions, stages and critical paths."""
+    out = []
+    position = {}
+    for i, (what, _) in enumerate(events):
+        if isinstance(what, int) and what not in position:
+            position[what] = i
+    for k, name in SETS.items():
+        for o, op in OPS.items():
+            start, end = SPLIT_BASE + 10 * k + o, SPLIT_BASE + 10 * k + o + 1
+            if start not in position or end not in position:
+                continue
+            inside = events[position[start]:position[end] + 1]
+            at = {what: t for what, t in inside if isinstance(what, int)}
+            t0, t1, t2, t3, t4 = (at[start], at[WORKER_1], at[WORKER_2], at[JOINED], at[end])
+            published = [t - t1 for what, t in inside if what == "publish"]
+            taken = [t - t2 for what, t in inside if what == "take"]
+            single = by_id.get(10 * k + o + 1, [0, 0])[1] - by_id.get(10 * k + o, [0, 0])[1]
+            serial = (t1 - t0) + (t4 - t3)
+            paths = {}
+            for slots in SLOT_CHOICES:
+                path, wait1, wait2 = critical_path(published, taken, t2 - t1, t3 - t2, slots)
+                paths[slots] = {"critical_path": serial + path, "worker1_waits": wait1,
+                                "worker2_waits": wait2}
+            out.append({
+                "set": name, "operation": op, "single_worker": single,
+                "before_join": t1 - t0, "after_join": t4 - t3,
+                "worker1": t2 - t1, "worker2": t3 - t2,
+                "entries": len(published),
+                # Worker 1: until its first hand-off (seed_A or H(c), and the first entry), then
+                # per entry; worker 2: until it first asks for an entry (FO hashes before the
+                # products, GenSecret, decryption), between its first and last request (the
+                # products), and after the last (last products, packing, the final hashes).
+                "worker1_first_entry": published[0] if published else 0,
+                "worker1_per_entry": (published[-1] - published[0]) / max(len(published) - 1, 1),
+                "worker2_before_first_entry": taken[0] if taken else 0,
+                "worker2_between_entries": (taken[-1] - taken[0]) if taken else 0,
+                "worker2_after_last_entry": (t3 - t2 - taken[-1]) if taken else 0,
+                "paths": paths,
+                "worker1_by_category": dict(split.get((start, 1), {})),
+                "worker2_by_category": dict(split.get((start, 2), {})),
+            })
+    return out
+
+
+def print_two_worker(rows):
+    print("\n| set | operation | one worker | worker 1 | worker 2 | outside the join "
+          "| worker 1: to 1st entry / per entry | worker 2: to 1st entry / products / after "
+          f"| critical path ({DEFAULT_SLOTS} slots) | ratio | waits 1 / 2 "
+          "| critical path (1 / 4 slots) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        p = r["paths"][DEFAULT_SLOTS]
+        print(f"| {r['set']} | {r['operation']} | {r['single_worker']:,} | {r['worker1']:,} "
+              f"| {r['worker2']:,} | {r['before_join'] + r['after_join']:,} "
+              f"| {r['worker1_first_entry']:,} / {r['worker1_per_entry']:,.0f} "
+              f"| {r['worker2_before_first_entry']:,} / {r['worker2_between_entries']:,} / "
+              f"{r['worker2_after_last_entry']:,} | {p['critical_path']:,} "
+              f"| {p['critical_path'] / r['single_worker']:.3f} "
+              f"| {p['worker1_waits']:,} / {p['worker2_waits']:,} "
+              f"| {r['paths'][1]['critical_path']:,} / {r['paths'][4]['critical_path']:,} |")
+    if any(r["worker2_by_category"] for r in rows):
+        categories = ["keccak", "kronecker+driver", "memset/memcpy", "other"]
+        print("\n| set | operation | worker | " + " | ".join(categories) + " |")
+        print("|---|---|---|" + "---:|" * len(categories))
+        for r in rows:
+            for w in (1, 2):
+                cells = " | ".join(f"{r[f'worker{w}_by_category'].get(c, 0):,}" for c in categories)
+                print(f"| {r['set']} | {r['operation']} | {w} | {cells} |")
+    print()
+    for r in rows:
+        print(f"two-worker,{r['set']},{r['operation']},{r['single_worker']},"
+              f"{r['paths'][DEFAULT_SLOTS]['critical_path']}")
 
 
 def print_report(report):
@@ -348,6 +482,7 @@ def print_report(report):
         for r in report["operations"]:
             cells = " | ".join(f"{r['instructions_by_category'].get(c, 0):,}" for c in categories)
             print(f"| {r['set']} | {r['operation']} | {cells} |")
+    print_two_worker(report["two_worker"])
 
 
 def main():

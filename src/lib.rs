@@ -41,6 +41,7 @@ mod poly;
 pub mod polymul;
 /// GenMatrix and GenSecret (spec §2.4.1, §2.4.2).
 mod sampling;
+pub mod two_worker;
 
 pub use error::Error;
 pub use expanded::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};

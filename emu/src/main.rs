@@ -3,10 +3,19 @@
 //! the SYSTEM clock registers (0x600C_0000) and UART0's FIFO (0x6000_0000) modelled.
 //!
 //! Checks: the power-up sequence; big-integer products of every plan size against the software
-//! engine, and one after another user left the interrupt pending; polynomial products against schoolbook; a full KEM round trip for LightSaber, Saber
-//! and FireSaber whose keys, ciphertexts and shared secrets equal the schoolbook backend's.
+//! engine, and one after another user left the interrupt pending; polynomial products against
+//! schoolbook; a full KEM round trip for each of the six sets (LightSaber, Saber, FireSaber and
+//! their Saber+ forms) whose keys, ciphertexts and shared secrets equal the schoolbook backend's.
 //! `emu_mark(id)` brackets each KEM operation so the harness can count instructions and
-//! coprocessor work per operation. Prints `emu: N passed, M failed` and exits through `emu_exit`.
+//! coprocessor work per operation.
+//!
+//! Two workers: every operation of every set runs once more through `saber_kem::two_worker`
+//! with [`InTurn`] workers (worker 1 to completion, then worker 2, on this one hart, with a
+//! hand-off of the whole matrix) and must give the same bytes, implicit rejection included. The
+//! harness times each worker between the marks `join` sets and at each hand-off point, and
+//! computes from them the critical path of the two workers running at once (`esp32c3.py`).
+//!
+//! Prints `emu: N passed, M failed` and exits through `emu_exit`.
 #![no_std]
 #![no_main]
 
@@ -14,12 +23,13 @@ use core::fmt::Write;
 
 use saber_kem::hw::esp32_rsa::{Esp32Rsa, TargetChip};
 use saber_kem::hw::volatile::{VolatileMmio, enable_clock_and_memory};
-use saber_kem::polymul::{Poly, SecretPoly};
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
+use saber_kem::polymul::{Poly, SecretPoly};
+use saber_kem::two_worker::{TwoWorkers, Workers};
 use saber_kem::{
-    Ciphertext, DecapsulationKey, EncapsulationKey, ParameterSet, Round3, SaberKem, SharedSecret,
-    Variant,
+    Ciphertext, DecapsulationKey, EncapsulationKey, ParameterSet, Plus, Round3, SaberKem,
+    SharedSecret, Variant,
 };
 
 core::arch::global_asm!(
@@ -87,6 +97,36 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
 }
 
 type Rsa = Esp32Rsa<VolatileMmio<TargetChip>, TargetChip>;
+
+/// Marks that [`InTurn::join`] sets: worker 1 starts, worker 2 starts, both are done.
+const WORKER_1: u32 = 1001;
+const WORKER_2: u32 = 1002;
+const JOINED: u32 = 1003;
+
+/// Two workers on one hart, taking turns: worker 1 to completion, then worker 2 (the hand-off
+/// holds the whole matrix), each bracketed by marks so that the harness can time them apart.
+struct InTurn;
+
+impl Workers for InTurn {
+    const IN_TURN: bool = true;
+
+    fn join<A, RA, B, RB>(&mut self, second: A, here: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        RA: Send,
+        B: FnOnce() -> RB,
+    {
+        emu_mark(WORKER_1);
+        let second = second();
+        emu_mark(WORKER_2);
+        let here = here();
+        emu_mark(JOINED);
+        (second, here)
+    }
+}
+
+/// A hand-off of 16 entries: the largest matrix (FireSaber's).
+type Split = TwoWorkers<InTurn, 16>;
 
 struct Tally {
     passed: u32,
@@ -241,8 +281,52 @@ where
     dk.decapsulate_with(backend, ct)
 }
 
+#[inline(never)]
+fn generate_split<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    workers: &mut Split,
+    backend: &mut Kronecker<Rsa>,
+    seed_a: &[u8; 32],
+    seed_s: &[u8; 32],
+    z: &[u8; 32],
+) -> Keys<V, L, MU, ET>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    SaberKem::<V, L, MU, ET>::generate_deterministic_with_workers(
+        workers, backend, seed_a, seed_s, z,
+    )
+}
+
+#[inline(never)]
+fn encapsulate_split<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    workers: &mut Split,
+    backend: &mut Kronecker<Rsa>,
+    ek: &EncapsulationKey<SaberKem<V, L, MU, ET>>,
+    m: &[u8; 32],
+) -> (Ciphertext<SaberKem<V, L, MU, ET>>, SharedSecret)
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    ek.encapsulate_deterministic_with_workers(workers, backend, m)
+}
+
+#[inline(never)]
+fn decapsulate_split<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    workers: &mut Split,
+    backend: &mut Kronecker<Rsa>,
+    dk: &DecapsulationKey<SaberKem<V, L, MU, ET>>,
+    ct: &Ciphertext<SaberKem<V, L, MU, ET>>,
+) -> SharedSecret
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    dk.decapsulate_with_workers(workers, backend, ct)
+}
+
 /// One KEM round trip on the coprocessor (marked for the harness: 10·k + 1 key generation,
-/// + 2 encapsulation, + 3 decapsulation, + 4 end), compared with the schoolbook backend.
+/// + 2 encapsulation, + 3 decapsulation, + 4 end), compared with the schoolbook backend; then
+/// the same operations on two workers (marks 100 + 10·k + …), compared with the one-worker
+/// results.
 fn check_kem<V: Variant, const L: usize, const MU: usize, const ET: usize>(
     name: &str,
     id: u32,
@@ -299,6 +383,32 @@ fn check_kem<V: Variant, const L: usize, const MU: usize, const ET: usize>(
         rejected != ss,
         format_args!("{name}: tampered ciphertext is rejected"),
     );
+
+    let workers = &mut TwoWorkers::with_slots(InTurn);
+    emu_mark(100 + 10 * id + 1);
+    let (dk2, ek2) = core::hint::black_box(generate_split::<V, L, MU, ET>)(
+        workers, backend, &seed_a, &seed_s, &z,
+    );
+    emu_mark(100 + 10 * id + 2);
+    let (ct2, ss2) =
+        core::hint::black_box(encapsulate_split::<V, L, MU, ET>)(workers, backend, &ek, &m);
+    emu_mark(100 + 10 * id + 3);
+    let ss2_dec =
+        core::hint::black_box(decapsulate_split::<V, L, MU, ET>)(workers, backend, &dk, &ct);
+    emu_mark(100 + 10 * id + 4);
+    tally.check(
+        ek2 == ek && dk2.to_bytes().as_ref() == dk.to_bytes().as_ref(),
+        format_args!("{name}: two workers generate the same keys"),
+    );
+    tally.check(
+        ct2 == ct && ss2 == ss && ss2_dec == ss,
+        format_args!("{name}: two workers encapsulate and decapsulate the same bytes"),
+    );
+    let tampered = Ciphertext::from_bytes(&bad[..len]).expect("length is right");
+    tally.check(
+        decapsulate_split::<V, L, MU, ET>(workers, backend, &dk, &tampered) == rejected,
+        format_args!("{name}: two workers reject the tampered ciphertext alike"),
+    );
 }
 
 #[unsafe(no_mangle)]
@@ -322,6 +432,9 @@ extern "C" fn firmware_main() -> ! {
     check_kem::<Round3, 2, 10, 3>("LightSaber", 1, &mut backend, &mut tally);
     check_kem::<Round3, 3, 8, 4>("Saber", 2, &mut backend, &mut tally);
     check_kem::<Round3, 4, 6, 6>("FireSaber", 3, &mut backend, &mut tally);
+    check_kem::<Plus, 2, 10, 3>("LightSaber+", 4, &mut backend, &mut tally);
+    check_kem::<Plus, 3, 8, 4>("Saber+", 5, &mut backend, &mut tally);
+    check_kem::<Plus, 4, 6, 6>("FireSaber+", 6, &mut backend, &mut tally);
     let fault = backend.engine_mut().take_fault();
     tally.check(
         fault.is_none(),

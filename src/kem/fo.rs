@@ -11,7 +11,9 @@ use super::{ParameterSet, SaberKem};
 use crate::ct::{KeySelect, Wiped};
 use crate::hash::{Hasher, Job};
 use crate::params::Variant;
-use crate::pke::{self, Backend, CiphertextSink, EncryptGroup};
+use crate::pke::{self, Backend, CiphertextSink, EncryptGroup, Fast, SecretBytes};
+use crate::polymul::PolyMul;
+use crate::sampling::MatrixSource;
 
 /// The three 32-byte inputs of one key generation, in the order they are drawn.
 #[derive(Clone, Default)]
@@ -77,14 +79,8 @@ pub(crate) fn keygen<
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     let n = seeds.len();
-    // seed_A = XOF(seed): raw RNG output never appears in the public key (§2.5.1).
     let mut seeds_a = [[0u8; 32]; G];
-    hasher.run(
-        seeds
-            .iter()
-            .zip(seeds_a.iter_mut())
-            .map(|(seeds, seed_a)| Job::xof([&seeds.seed_a, &[]], seed_a)),
-    );
+    hash_seeds_a(hasher, seeds, &mut seeds_a);
     let seeds_s: [&[u8; 32]; G] =
         core::array::from_fn(|i| seeds.get(i).map_or(&[0; 32], |s| &s.seed_s));
     let mut parts = out.iter_mut().flatten();
@@ -98,7 +94,45 @@ pub(crate) fn keygen<
         &seeds_s[..n],
         &mut targets[..n],
     );
-    // sk = sk_cpa ‖ pk ‖ H(pk) ‖ z.
+    finish_key_pairs(hasher, seeds, out);
+}
+
+/// Saber.KEM.KeyGen of one operation whose matrix A comes from `matrix` instead of being
+/// streamed here (the two-worker split, `crate::two_worker`, hands it over entry by entry), under
+/// the fast memory plan (`out.sk_cpa` is the IND-CPA secret key itself).
+pub(crate) fn keygen_from_matrix<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
+    backend: &mut B,
+    hasher: &Hasher,
+    seeds: &KeySeeds,
+    matrix: &mut impl MatrixSource,
+    out: KeyPairParts<'_>,
+) {
+    let mut seed_a = [[0u8; 32]; 1];
+    hash_seeds_a(hasher, core::slice::from_ref(seeds), &mut seed_a);
+    pke::keygen::<V, Fast, B, L, MU>(
+        backend,
+        matrix,
+        SecretBytes::Seed(hasher, &seeds.seed_s),
+        &seed_a[0],
+        out.pk,
+        out.sk_cpa,
+    );
+    finish_key_pairs(hasher, core::slice::from_ref(seeds), &mut [Some(out)]);
+}
+
+/// seed_A = XOF(seed) for each operation: raw RNG output never appears in the public key
+/// (§2.5.1).
+pub(crate) fn hash_seeds_a(hasher: &Hasher, seeds: &[KeySeeds], seeds_a: &mut [[u8; 32]]) {
+    hasher.run(
+        seeds
+            .iter()
+            .zip(seeds_a.iter_mut())
+            .map(|(seeds, seed_a)| Job::xof([&seeds.seed_a, &[]], seed_a)),
+    );
+}
+
+/// sk = sk_cpa ‖ pk ‖ H(pk) ‖ z: H(pk) and z of each key pair.
+fn finish_key_pairs(hasher: &Hasher, seeds: &[KeySeeds], out: &mut [Option<KeyPairParts<'_>>]) {
     hasher.run(
         out.iter_mut()
             .flatten()
@@ -180,22 +214,50 @@ pub(crate) fn decapsulate<'s, S: KeySelect, Bk: Backend, const G: usize>(
     hpks: &[&[u8; 32]],
     zs: &[&[u8; 32]],
     cts: &[&[u8]],
-    mut decrypt: impl FnMut(&mut Bk, usize) -> [u8; 32],
+    decrypt: impl FnMut(&mut Bk, usize) -> [u8; 32],
     shared: impl Iterator<Item = &'s mut [u8; 32]>,
+) {
+    let n = cts.len();
+    let mut kr = Wiped([[[0u8; 32]; 2]; G]);
+    let mut ct_hashes = [[0u8; 32]; G];
+    decapsulate_to_kr::<S, Bk, G>(
+        backend,
+        hasher,
+        keys,
+        hpks,
+        zs,
+        cts,
+        decrypt,
+        Some(&mut ct_hashes),
+        &mut kr,
+    );
+    hash_keys(hasher, &kr[..n], &ct_hashes, shared);
+}
+
+/// [`decapsulate`] up to its last hash: each operation's (K̂', r') into `kr`, K̂' replaced by z
+/// on a mismatch; H(c) of each received ciphertext into `ct_hashes`, computed beside the
+/// re-encryption's own hashing, if given (the two-worker split computes it on its other worker).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
+    backend: &mut Bk,
+    hasher: &Hasher,
+    keys: &impl EncryptGroup<Bk>,
+    hpks: &[&[u8; 32]],
+    zs: &[&[u8; 32]],
+    cts: &[&[u8]],
+    mut decrypt: impl FnMut(&mut Bk, usize) -> [u8; 32],
+    ct_hashes: Option<&mut [[u8; 32]; G]>,
+    kr: &mut [[[u8; 32]; 2]; G],
 ) {
     let n = cts.len();
     let mut messages = Wiped([[0u8; 32]; G]);
     for (i, m) in messages.iter_mut().take(n).enumerate() {
         *m = decrypt(backend, i);
     }
-    let mut kr = Wiped([[[0u8; 32]; 2]; G]);
     hash_kr(hasher, &messages[..n], hpks, &mut kr[..n]);
-    // H(c) of the received ciphertext, for the final hash: computed beside the re-encryption's
-    // own hashing.
-    let mut ct_hashes = [[0u8; 32]; G];
     let matches: [Choice; G] = {
         let coins: [&[u8; 32]; G] = core::array::from_fn(|i| &kr[i][1]);
-        let mut hashes = ct_hashes.iter_mut();
+        let mut hashes = ct_hashes.into_iter().flatten();
         let mut extra: [Option<Job<'_>>; G] = core::array::from_fn(|i| {
             let h = hashes.next()?;
             cts.get(i).map(|ct| Job::h([ct, &[]], h))
@@ -220,7 +282,6 @@ pub(crate) fn decapsulate<'s, S: KeySelect, Bk: Backend, const G: usize>(
     for ((kr, z), matches) in kr.iter_mut().zip(zs).zip(matches) {
         S::select_into(&mut kr[0], z, !matches);
     }
-    hash_keys(hasher, &kr[..n], &ct_hashes, shared);
 }
 
 /// (K̂, r) = G(m ‖ H(pk)) for each operation.
@@ -235,7 +296,7 @@ fn hash_kr(hasher: &Hasher, messages: &[[u8; 32]], hpks: &[&[u8; 32]], kr: &mut 
 }
 
 /// K = H(K̂ ‖ H(c)) into each of `keys`, K̂ the first half of `kr[i]`.
-fn hash_keys<'a>(
+pub(crate) fn hash_keys<'a>(
     hasher: &Hasher,
     kr: &[[[u8; 32]; 2]],
     ct_hashes: &[[u8; 32]],

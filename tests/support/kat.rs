@@ -92,7 +92,7 @@ where
     format_record(count, seed, &ek, &dk, &ct, &ss)
 }
 
-fn format_record<P: ParameterSet>(
+pub fn format_record<P: ParameterSet>(
     count: usize,
     seed: &[u8; 48],
     ek: &EncapsulationKey<P>,

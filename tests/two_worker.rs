@@ -1,0 +1,275 @@
+//! The two-worker split (`saber_kem::two_worker`): byte-identical to the one-worker path.
+//!
+//! - All 100 official records of every parameter set, regenerated through the split on two
+//!   threads (`ScopedThreads`) and compared with the digests in `kat/`, on the default backend
+//!   and with hand-offs of one, two and four entries; once more with workers that take turns
+//!   (one thread, a ring of the whole matrix), as the emulator measurements run them.
+//! - Implicit rejection: tampered ciphertexts decapsulate through the split to
+//!   `SHA3-256(z ‖ SHA3-256(c'))`, computed here with `sha3`, and to what the one-worker path
+//!   returns.
+//! - The ESP32-C3 RSA coprocessor backend (on the strict host model) on worker 2.
+//!
+//! The ring itself is tested under many interleavings in the crate's unit tests
+//! (`two_worker::handoff`).
+
+mod support;
+
+use saber_kem::polymul::{DefaultPolyMul, PolyMul};
+use saber_kem::two_worker::{ScopedThreads, TwoWorkers, Workers};
+use saber_kem::{Ciphertext, DecapsulationKey, ParameterSet, SaberKem, Variant};
+use saber_kem::{Plus, Round3};
+use sha3::{Digest, Sha3_256};
+use support::drbg::{NistDrbg, kat_seeds};
+use support::kat::{check, format_record};
+
+/// One worker taking turns: `second` to completion, then `here`.
+struct InTurn;
+
+impl Workers for InTurn {
+    const IN_TURN: bool = true;
+
+    fn join<A, RA, B, RB>(&mut self, second: A, here: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        RA: Send,
+        B: FnOnce() -> RB,
+    {
+        let second = second();
+        (second, here())
+    }
+}
+
+/// The records of a set through the split: the DRBG drawn exactly as for the one-worker KAT
+/// generator (seed_A, seed_s, z, then m).
+fn records<
+    V: Variant,
+    W: Workers,
+    B: PolyMul,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+    const SLOTS: usize,
+>(
+    workers: &mut TwoWorkers<W, SLOTS>,
+    backend: &mut B,
+) -> Vec<String>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    kat_seeds()
+        .iter()
+        .enumerate()
+        .map(|(count, seed)| {
+            let mut rng = NistDrbg::new(seed);
+            let (dk, ek) =
+                SaberKem::<V, L, MU, ET>::try_generate_with_workers(workers, backend, &mut rng)
+                    .unwrap();
+            let mut m = [0u8; 32];
+            rng.randombytes(&mut m);
+            let (ct, ss) = ek.encapsulate_deterministic_with_workers(workers, backend, &m);
+            let recovered = dk.decapsulate_with_workers(workers, backend, &ct);
+            assert_eq!(recovered, ss, "decapsulation failed at count {count}");
+            format_record(count, seed, &ek, &dk, &ct, &ss)
+        })
+        .collect()
+}
+
+macro_rules! kat_sets {
+    ($test:ident, $alias:ident, $v:ty, $l:literal, $mu:literal, $et:literal) => {
+        mod $test {
+            use super::*;
+
+            #[test]
+            fn kat_on_two_threads() {
+                let mut workers = TwoWorkers::new(ScopedThreads);
+                let recs = records::<$v, _, _, $l, $mu, $et, 2>(
+                    &mut workers,
+                    &mut DefaultPolyMul::default(),
+                );
+                check::<saber_kem::$alias>("two workers, 2 slots", &recs);
+            }
+
+            #[test]
+            fn kat_with_one_and_four_slots() {
+                let mut one = TwoWorkers::<_, 1>::with_slots(ScopedThreads);
+                let recs =
+                    records::<$v, _, _, $l, $mu, $et, 1>(&mut one, &mut DefaultPolyMul::default());
+                check::<saber_kem::$alias>("two workers, 1 slot", &recs);
+                let mut four = TwoWorkers::<_, 4>::with_slots(ScopedThreads);
+                let recs =
+                    records::<$v, _, _, $l, $mu, $et, 4>(&mut four, &mut DefaultPolyMul::default());
+                check::<saber_kem::$alias>("two workers, 4 slots", &recs);
+            }
+
+            #[test]
+            fn kat_taking_turns() {
+                let mut workers = TwoWorkers::<_, 16>::with_slots(InTurn);
+                let recs = records::<$v, _, _, $l, $mu, $et, 16>(
+                    &mut workers,
+                    &mut saber_kem::polymul::Karatsuba,
+                );
+                check::<saber_kem::$alias>("workers taking turns", &recs);
+            }
+
+            #[test]
+            fn implicit_rejection() {
+                rejection::<$v, $l, $mu, $et>();
+            }
+        }
+    };
+}
+
+support::for_each_set!(kat_sets);
+
+fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
+    let mut h = Sha3_256::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+/// Tampered ciphertexts (one flipped bit at both ends of b' and of c_m, and at pseudorandom
+/// positions) decapsulate through the split to the rejection key and to the one-worker result;
+/// the untampered one to the shared secret.
+fn rejection<V: Variant, const L: usize, const MU: usize, const ET: usize>()
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let backend = &mut DefaultPolyMul::default();
+    let workers = &mut TwoWorkers::new(ScopedThreads);
+    let mut rng = NistDrbg::new(&[7; 48]);
+    let (dk, ek) =
+        SaberKem::<V, L, MU, ET>::try_generate_with_workers(workers, backend, &mut rng).unwrap();
+    let (ct, ss) = ek
+        .try_encapsulate_with_workers(workers, backend, &mut rng)
+        .unwrap();
+    assert_eq!(dk.decapsulate_with_workers(workers, backend, &ct), ss);
+    let sk = dk.to_bytes();
+    let z = &sk.as_ref()[sk.as_ref().len() - 32..];
+    let len = ct.as_bytes().len();
+    let b_len = L * 320;
+    let mut bits = vec![0, 8 * b_len - 1, 8 * b_len, 8 * len - 1];
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..12 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bits.push((x % (8 * len as u64)) as usize);
+    }
+    for bit in bits {
+        let mut bytes = ct.as_bytes().to_vec();
+        bytes[bit >> 3] ^= 1 << (bit & 7);
+        let tampered = Ciphertext::<SaberKem<V, L, MU, ET>>::from_bytes(&bytes).unwrap();
+        let got = dk.decapsulate_with_workers(workers, backend, &tampered);
+        assert_eq!(
+            got.as_bytes(),
+            &sha3_256(&[z, &sha3_256(&[&bytes])]),
+            "{}: bit {bit}",
+            SaberKem::<V, L, MU, ET>::NAME
+        );
+        assert_eq!(got, dk.decapsulate_with(backend, &tampered));
+    }
+    // A ciphertext for another key is rejected too.
+    check_other_key::<V, L, MU, ET>(&dk, &ct, workers, backend);
+}
+
+/// Decapsulation under a key the ciphertext was not made for gives that key's rejection key.
+fn check_other_key<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    dk: &DecapsulationKey<SaberKem<V, L, MU, ET>>,
+    ct: &Ciphertext<SaberKem<V, L, MU, ET>>,
+    workers: &mut TwoWorkers<ScopedThreads>,
+    backend: &mut DefaultPolyMul,
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let mut rng = NistDrbg::new(&[9; 48]);
+    let (other, _) = SaberKem::<V, L, MU, ET>::try_generate_with(backend, &mut rng).unwrap();
+    let sk = other.to_bytes();
+    let z = &sk.as_ref()[sk.as_ref().len() - 32..];
+    assert_eq!(
+        other
+            .decapsulate_with_workers(workers, backend, ct)
+            .as_bytes(),
+        &sha3_256(&[z, &sha3_256(&[ct.as_bytes()])])
+    );
+    assert_ne!(
+        other.decapsulate_with_workers(workers, backend, ct),
+        dk.decapsulate_with_workers(workers, backend, ct)
+    );
+}
+
+/// The ESP32-C3 RSA coprocessor backend (Kronecker on the strict host model of the C3's RSA
+/// block) on worker 2: the first KAT records of Saber and Saber+.
+#[test]
+fn coprocessor_backend_on_worker_two() {
+    use saber_kem::hw::esp32_model::kronecker_on_model;
+    use saber_kem::hw::esp32_rsa::Esp32C3;
+    fn first_records<V: Variant, const L: usize, const MU: usize, const ET: usize>()
+    where
+        SaberKem<V, L, MU, ET>: ParameterSet,
+    {
+        let mut model = kronecker_on_model::<Esp32C3>();
+        let mut workers = TwoWorkers::new(ScopedThreads);
+        for seed in &kat_seeds()[..3] {
+            let mut rng = NistDrbg::new(seed);
+            let (dk, ek) = SaberKem::<V, L, MU, ET>::try_generate_with_workers(
+                &mut workers,
+                &mut model,
+                &mut rng,
+            )
+            .unwrap();
+            let mut m = [0u8; 32];
+            rng.randombytes(&mut m);
+            let (ct, ss) = ek.encapsulate_deterministic_with_workers(&mut workers, &mut model, &m);
+            let mut rng = NistDrbg::new(seed);
+            let (dk1, ek1) = SaberKem::<V, L, MU, ET>::try_generate_with(
+                &mut saber_kem::polymul::Schoolbook,
+                &mut rng,
+            )
+            .unwrap();
+            let (ct1, ss1) =
+                ek1.encapsulate_deterministic_with(&mut saber_kem::polymul::Schoolbook, &m);
+            assert!(dk == dk1 && ek == ek1 && ct == ct1 && ss == ss1);
+            assert_eq!(
+                dk.decapsulate_with_workers(&mut workers, &mut model, &ct),
+                ss
+            );
+        }
+        assert!(model.engine_mut().take_fault().is_none());
+    }
+    first_records::<Round3, 3, 8, 4>();
+    first_records::<Plus, 3, 8, 4>();
+}
+
+/// A panic on worker 2 reaches the caller, and worker 1 (waiting at a full hand-off) stops
+/// instead of hanging the join.
+#[test]
+fn a_panic_on_worker_two_does_not_hang_worker_one() {
+    struct Failing;
+    impl PolyMul for Failing {
+        type Prepared = u8;
+        type Accumulator = u8;
+        fn prepare(&mut self, _: &saber_kem::polymul::SecretPoly) -> u8 {
+            0
+        }
+        fn accumulator(&mut self) -> u8 {
+            0
+        }
+        fn mul_acc(&mut self, _: &mut u8, _: &saber_kem::polymul::Poly, _: &u8) {
+            panic!("backend failure");
+        }
+        fn finish(&mut self, _: &u8) -> saber_kem::polymul::Poly {
+            saber_kem::polymul::Poly::ZERO
+        }
+        fn name(&self) -> &'static str {
+            "failing"
+        }
+    }
+    let result = std::panic::catch_unwind(|| {
+        let mut workers = TwoWorkers::<_, 1>::with_slots(ScopedThreads);
+        let mut rng = NistDrbg::new(&[1; 48]);
+        let _ = saber_kem::Saber::try_generate_with_workers(&mut workers, &mut Failing, &mut rng);
+    });
+    assert!(result.is_err());
+}
