@@ -7,27 +7,24 @@
 #
 # Needs the nightly toolchain with the `miri` and `rust-src` components. This script does not
 # download toolchain components (only package registries are reachable from CI machines by
-# design). Where they are missing it prints a line starting with "SKIPPED: miri" (and adds it
-# to $GITHUB_STEP_SUMMARY when that is set) and exits 0, or fails with MIRI_REQUIRED=1.
+# design). Where they are missing it prints a framed line starting with "SKIPPED: miri" (also
+# added to the summary .ci/run prints at its end, and to $GITHUB_STEP_SUMMARY when that is set)
+# and exits 0, or fails with MIRI_REQUIRED=1 ("FAILED: miri …").
 # On a machine with them: ~1 min for the Miri sysroot, then a few minutes of tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source .ci/levels.sh # ci_note: the line also goes to the CI summary
 
 if ! cargo +nightly miri --version >/dev/null 2>&1 ||
     ! rustup +nightly component list --installed 2>/dev/null | grep -q '^rust-src'; then
     reason="nightly with the miri and rust-src components is not installed"
     hint="rustup component add miri rust-src --toolchain nightly"
     if [[ "${MIRI_REQUIRED:-0}" == 1 ]]; then
-        echo "FAILED: miri ($reason; MIRI_REQUIRED=1; $hint)" >&2
+        ci_note "FAILED: miri ($reason; MIRI_REQUIRED=1; $hint)" >&2
         exit 1
     fi
-    # Framed so that it stands out in a CI log; nothing was checked.
-    echo "################################################################################"
-    echo "SKIPPED: miri ($reason; $hint)"
-    echo "################################################################################"
-    if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
-        echo "SKIPPED: miri ($reason)" >>"$GITHUB_STEP_SUMMARY"
-    fi
+    # Framed so that it stands out in a CI log (and in the summary); nothing was checked.
+    ci_note "SKIPPED: miri ($reason; $hint)"
     exit 0
 fi
 cargo +nightly miri --version

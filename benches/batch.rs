@@ -302,7 +302,9 @@ fn batch(c: &mut Crit) {
             bench_backend(c, $name, &mut $ctor);
         };
     }
-    backends::for_each_backend!(each);
+    let backends = backends::Backends::here();
+    backends.report();
+    backends::for_each_backend!(each, backends);
 }
 
 criterion_group! {
@@ -552,7 +554,11 @@ mod ratios {
                 }
             };
         }
-        backends::for_each_backend!(each);
+        let backends = backends::Backends::here();
+        backends::for_each_backend!(each, backends);
+        if let Some((_, why)) = backends.skipped.iter().find(|(name, _)| *name == wanted) {
+            panic!("backend {wanted} does not run here: {why}");
+        }
         panic!("unknown backend {wanted}");
     }
 }

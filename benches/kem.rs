@@ -96,7 +96,9 @@ fn kem(c: &mut Criterion) {
             bench_backend(c, $name, &mut $ctor);
         };
     }
-    backends::for_each_backend!(each);
+    let backends = backends::Backends::here();
+    backends.report();
+    backends::for_each_backend!(each, backends);
 }
 
 criterion_group!(benches, kem);

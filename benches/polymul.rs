@@ -106,7 +106,9 @@ fn all_backends(c: &mut Criterion) {
             bench_backend(c, $ctor);
         };
     }
-    backends::for_each_backend!(bench_one);
+    let backends = backends::Backends::here();
+    backends.report();
+    backends::for_each_backend!(bench_one, backends);
 }
 
 criterion_group!(benches, all_backends);

@@ -86,6 +86,7 @@ fn main() -> ExitCode {
             };
         }
         support::backends::for_each_backend!(list);
+        support::backends::Backends::here().report();
         return ExitCode::SUCCESS;
     }
     if backend == "default" {
@@ -98,7 +99,12 @@ fn main() -> ExitCode {
             }
         };
     }
-    support::backends::for_each_backend!(dispatch);
+    let backends = support::backends::Backends::here();
+    support::backends::for_each_backend!(dispatch, backends);
+    if let Some((_, why)) = backends.skipped.iter().find(|(name, _)| *name == backend) {
+        eprintln!("genkat: backend `{backend}` does not run here: {why}");
+        return ExitCode::FAILURE;
+    }
     eprintln!("genkat: unknown backend `{backend}` (try --backend help)");
     ExitCode::from(2)
 }

@@ -33,7 +33,12 @@
 //! positive cases run natively and only the negative controls run under Valgrind.
 //! A plain `cargo test` runs a quick subset (LightSaber and LightSaber+ on every backend, the
 //! lane jobs and the negative controls); `SABER_CT_FULL=1` runs every case.
-//! `SABER_CT_FILTER=text` runs only the cases whose name contains `text`.
+//! `SABER_CT_FILTER=text[,text…]` runs only the cases whose name contains one of the texts.
+//!
+//! The backends are the run-time list of `tests/support/backends.rs` less those Valgrind cannot
+//! run (asked by running `--list-backends` under it: Valgrind reports no AVX-512); the driver
+//! prints the list (`backends run: …; skipped: …`) and the instruction-set cap it was built or
+//! run with. A child given a case of a backend it cannot run fails.
 //! Run: `.ci/ct.sh`, or `cargo test --release --test ct_valgrind`.
 #![allow(unsafe_code)] // Valgrind client requests are inline assembly (module `valgrind`).
 
@@ -46,6 +51,7 @@ use rand_core::{TryCryptoRng, TryRng};
 use saber_kem::ParameterSet;
 use saber_kem::batch::{KeySeeds, Lanes};
 use saber_kem::hazmat::KeySelect;
+use saber_kem::hazmat::isa_cap;
 use saber_kem::hazmat::keccak::{Function, Job, Multi, Single};
 use saber_kem::polymul::PolyMulPublic;
 use saber_kem::{Backend, Ciphertext, DecapsulationKey, LowMemory, SaberKem, Variant};
@@ -53,6 +59,7 @@ use saber_kem::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
 use saber_kem::{Plus, Round3};
 use sha3::{Digest, Sha3_256};
 use subtle::Choice;
+use support::backends::Backends;
 use support::drbg::NistDrbg;
 
 /// Valgrind client requests (`valgrind.h`, `memcheck.h`), issued with inline assembly.
@@ -419,15 +426,35 @@ const QUICK_SETS: [&str; 2] = ["/LightSaber", "/LightSaber+"];
 const BRANCH_REPORT: &str = "Conditional jump or move depends on uninitialised value";
 const INDEX_REPORT: &str = "Use of uninitialised value of size 8";
 
-fn backend_names() -> Vec<&'static str> {
-    let mut names = Vec::new();
-    macro_rules! push_name {
-        ($id:ident, $name:expr, $ctor:expr) => {
-            names.push($name);
-        };
+/// The backends this check runs: the run-time list of this process, less those that do not run
+/// under Valgrind (it reports no AVX-512), which are moved to the skipped ones. `valgrind`: the
+/// Valgrind binary to ask (it runs `--list-backends` in a child), or `None` to take this
+/// process's list as it is.
+fn checked_backends(valgrind: Option<&str>) -> Backends {
+    let mut backends = Backends::here();
+    let Some(valgrind) = valgrind else {
+        return backends;
+    };
+    let exe = std::env::current_exe().expect("test binary path");
+    let output = Command::new(valgrind)
+        .args(["-q", "--error-exitcode=99"])
+        .arg(exe)
+        .arg("--list-backends")
+        .output()
+        .expect("cannot start valgrind");
+    assert!(
+        output.status.success(),
+        "--list-backends under Valgrind failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let under_valgrind = String::from_utf8_lossy(&output.stdout).into_owned();
+    let under_valgrind: Vec<&str> = under_valgrind.lines().collect();
+    for name in backends.run.clone() {
+        if !under_valgrind.contains(&name) {
+            backends.skip(name, "Valgrind does not emulate its instructions".into());
+        }
     }
-    support::backends::for_each_backend!(push_name);
-    names
+    backends
 }
 
 fn public_backend_names() -> Vec<&'static str> {
@@ -540,10 +567,10 @@ fn run_set_batch(lanes: Lanes, set: &str) {
     }
 }
 
-fn cases() -> Vec<Case> {
+fn cases(backends: &Backends) -> Vec<Case> {
     let mut cases = Vec::new();
-    let plain = backend_names().into_iter().map(|b| ("", b));
-    let low_memory = backend_names().into_iter().map(|b| ("low-memory ", b));
+    let plain = backends.run.iter().map(|&b| ("", b));
+    let low_memory = backends.run.iter().map(|&b| ("low-memory ", b));
     let expanded = public_backend_names().into_iter().map(|b| ("expanded ", b));
     for (kind, backend) in plain.chain(low_memory).chain(expanded) {
         for set in SETS {
@@ -650,7 +677,15 @@ fn run_case(name: &str) {
             }
         };
     }
-    support::backends::for_each_backend!(try_backend);
+    let backends = Backends::here();
+    support::backends::for_each_backend!(try_backend, backends);
+    // A case of a backend this process cannot run fails (it must not pass by exiting 0).
+    let backend = backend_part
+        .strip_prefix("low-memory ")
+        .unwrap_or(backend_part);
+    if let Some((_, why)) = backends.skipped.iter().find(|(name, _)| *name == backend) {
+        panic!("case {name}: backend {backend} does not run in this process ({why})");
+    }
     macro_rules! try_public_backend {
         ($id:ident, $name:expr, $ctor:expr) => {
             if backend_part.strip_prefix("expanded ") == Some($name) {
@@ -701,12 +736,30 @@ fn main() -> ExitCode {
         run_case(name);
         return ExitCode::SUCCESS;
     }
+    if let [flag] = args.as_slice()
+        && flag == "--list-backends"
+    {
+        for name in Backends::here().run {
+            println!("{name}");
+        }
+        return ExitCode::SUCCESS;
+    }
 
     let filter = std::env::var("SABER_CT_FILTER").unwrap_or_default();
+    let filters: Vec<&str> = filter.split(',').collect();
     let full = std::env::var("SABER_CT_FULL").as_deref() == Ok("1");
-    let selected: Vec<Case> = cases()
+    let valgrind = std::env::var("VALGRIND").unwrap_or_else(|_| "valgrind".into());
+    let available = !valgrind::running()
+        && Command::new(&valgrind)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    let backends = checked_backends(available.then_some(valgrind.as_str()));
+    println!("ct_valgrind: instruction-set cap {:?}", isa_cap());
+    backends.report();
+    let selected: Vec<Case> = cases(&backends)
         .into_iter()
-        .filter(|c| c.name.contains(&filter))
+        .filter(|c| filters.iter().any(|f| c.name.contains(f)))
         .filter(|c| {
             full || c.expect_report.is_some()
                 || c.name.starts_with("lanes ")
@@ -726,11 +779,6 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
 
-    let valgrind = std::env::var("VALGRIND").unwrap_or_else(|_| "valgrind".into());
-    let available = Command::new(&valgrind)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
     if !available {
         if std::env::var("SABER_CT_REQUIRE_VALGRIND").as_deref() == Ok("1") {
             eprintln!("ct_valgrind: `{valgrind}` not found but SABER_CT_REQUIRE_VALGRIND=1");

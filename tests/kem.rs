@@ -110,8 +110,11 @@ macro_rules! per_set {
                 let (dk, ek) = P::generate(&mut rng(4));
                 let z = dk.to_bytes().as_ref()[$sk - 32..].to_vec();
                 let (ct, ss) = ek.encapsulate(&mut rng(5));
+                let backends = support::backends::Backends::here();
+                let mut ran = Vec::new();
                 macro_rules! check_backend {
                     ($id:ident, $name:expr, $ctor:expr) => {
+                        ran.push($name);
                         let mut backend = $ctor;
                         assert_eq!(dk.decapsulate_with(&mut backend, &ct), ss, "{}", $name);
                         for position in [0, 7 * 8 + 3, ($ct - 1) * 8 + 7] {
@@ -125,7 +128,8 @@ macro_rules! per_set {
                         }
                     };
                 }
-                support::backends::for_each_backend!(check_backend);
+                support::backends::for_each_backend!(check_backend, backends);
+                backends.expect_ran(&ran, "tampered ciphertexts");
             }
 
             #[test]

@@ -23,8 +23,15 @@ fn sha3_512(parts: &[&[u8]]) -> [u8; 64] {
     h.finalize().into()
 }
 
+/// The project's backend list (`tests/support/backends.rs`).
 #[path = "../../tests/support/backends.rs"]
-mod backends;
+pub mod backends;
+
+/// The backends this process runs (each constructor tried once per process, not per input).
+pub fn backends() -> &'static backends::Backends {
+    static HERE: std::sync::OnceLock<backends::Backends> = std::sync::OnceLock::new();
+    HERE.get_or_init(backends::Backends::here)
+}
 
 /// Input bytes consumed front to back; zeros once exhausted.
 struct Reader<'a>(&'a [u8]);
@@ -140,7 +147,7 @@ fn check_decapsulation<V: Variant, const L: usize, const MU: usize, const ET: us
             assert_eq!(got.as_bytes(), &want, "backend {}", $name);
         };
     }
-    backends::for_each_backend!(each_backend);
+    backends::for_each_backend!(each_backend, backends());
 }
 
 /// Overwrites the H(pk) field of a secret key with the hash of its pk field.
@@ -330,7 +337,7 @@ pub fn polymul_differential(data: &[u8]) {
             assert_eq!(got, want, "backend {}", $name);
         };
     }
-    backends::for_each_backend!(each_backend);
+    backends::for_each_backend!(each_backend, backends());
 }
 
 fn sum_of_products<B: PolyMul>(backend: &mut B, pairs: &[(Poly, SecretPoly)]) -> [u16; N] {

@@ -7,11 +7,15 @@
 //! - our key pair → C encapsulation → our decapsulation, and C decapsulation with our secret key;
 //! - a tampered ciphertext decapsulates to the same rejection key on both sides.
 //!
-//! `SABER_INTEROP_ROUNDS` (default 100) sets the rounds per parameter set and backend. Saber+
+//! `SABER_INTEROP_ROUNDS` (default 100) sets the rounds per parameter set and backend; each test
+//! checks that it ran every round on every backend of the run-time list (the binary's
+//! `backends_run_here` prints it: `backends run: …; skipped: …`). Saber+
 //! has no C counterpart in pqcrypto-saber.
 
 #[path = "../../tests/support/backends.rs"]
 mod backends;
+
+use backends::Backends;
 #[path = "../../tests/support/drbg.rs"]
 #[allow(dead_code)]
 mod drbg;
@@ -45,6 +49,7 @@ macro_rules! interop_tests {
             #[test]
             fn c_keys_our_encapsulation() {
                 let mut rng = NistDrbg::new(&[0x11; 48]);
+                let backends = Backends::here();
                 let mut checked = 0;
                 for round in 0..rounds() {
                     let (c_pk, c_sk) = c::keypair();
@@ -76,14 +81,17 @@ macro_rules! interop_tests {
                             checked += 1;
                         };
                     }
-                    backends::for_each_backend!(each_backend);
+                    backends::for_each_backend!(each_backend, backends);
                 }
-                assert!(checked >= rounds());
+                // Every round on every backend this CPU runs (`backends_run_here` prints the list).
+                assert!(!backends.run.is_empty() && rounds() > 0);
+                assert_eq!(checked, rounds() * backends.run.len());
             }
 
             #[test]
             fn our_keys_c_encapsulation() {
                 let mut rng = NistDrbg::new(&[0x22; 48]);
+                let backends = Backends::here();
                 let mut checked = 0;
                 for round in 0..rounds() {
                     macro_rules! each_backend {
@@ -113,9 +121,11 @@ macro_rules! interop_tests {
                             checked += 1;
                         };
                     }
-                    backends::for_each_backend!(each_backend);
+                    backends::for_each_backend!(each_backend, backends);
                 }
-                assert!(checked >= rounds());
+                // Every round on every backend this CPU runs (`backends_run_here` prints the list).
+                assert!(!backends.run.is_empty() && rounds() > 0);
+                assert_eq!(checked, rounds() * backends.run.len());
             }
         }
     };

@@ -83,6 +83,8 @@ fn main() -> ExitCode {
         }
     }
 
+    // The backends the targets that loop over backends run here, and the skipped ones.
+    saber_kem_fuzz::backends().report();
     let mut files = Vec::new();
     for p in &paths {
         files_under(p, &mut files);
