@@ -9,21 +9,26 @@
 //! from a [`MatrixSource`] (A streamed from the XOF or read squeezed in advance; b and b' unpacked
 //! from their bytes) or are already in the backend's domain (the expanded keys' caches). The
 //! secrets ([`SecretOperands`]) are prepared once for all their uses, prepared again at each use,
-//! or were prepared when a key was expanded.
+//! or were prepared when a key was expanded. Nothing prepared is moved: each secret is prepared
+//! in its slot ([`PolyMul::prepare_in`]; a slot reused from use to use is prepared in place),
+//! and each sum is finished in place ([`PolyMul::finish_into`], which leaves it wiped).
 //!
 //! # Memory plans
 //!
 //! A [`MemoryPlan`] says what is held at once; the bytes are the same under every plan (the KATs
 //! run under each):
-//! - [`Fast`]: the secret vector held as bytes, all of it prepared for encryption's `L² + L`
-//!   products, L accumulators for key generation's `b = Aᵀ·s`.
+//! - [`Fast`]: the secret vector held as bytes, each polynomial prepared at its first use and kept
+//!   for encryption's `L² + L` products, L accumulators for key generation's `b = Aᵀ·s`.
 //! - [`LowMemoryPlan`] (the [`LowMemory`] wrapper): the secret vector packed to 4 bits per
-//!   coefficient (`|s| <= 5` fits a signed nibble) and widened and prepared at each use, so that
-//!   one prepared secret and one accumulator are alive at a time; key generation keeps its L
-//!   partial sums of `Aᵀ·s` packed with EQ bits in the caller's secret-key buffer (each product
-//!   finished at once), since the row-major stream of A makes every output grow at once. The
-//!   price is `L² + L` prepares instead of `L` per encryption, which is nothing for plain-domain
-//!   backends such as [`Karatsuba`](crate::polymul::Karatsuba).
+//!   coefficient (`|s| <= 5` fits a signed nibble, [`PackedSecret`](crate::polymul::PackedSecret))
+//!   and prepared at each use ([`PolyMul::prepare_packed_in`]: a copy for a backend that keeps
+//!   that form), so that one prepared secret and one accumulator are alive at a time; key
+//!   generation keeps its L partial sums of `Aᵀ·s` in the caller's secret-key buffer, as 16-bit
+//!   words where it has room (the round-3 sets' keys) and else packed with EQ bits, each product
+//!   finished into its sum at once ([`PolyMul::mul_add_plain`]), since the row-major stream of A
+//!   makes every output grow at once. The price is `L² + L` prepares instead of `L` per
+//!   encryption, which is nothing for plain-domain backends such as
+//!   [`Karatsuba`](crate::polymul::Karatsuba) and for [`NttLowStack`](crate::polymul::NttLowStack).
 //!
 //! Under both plans ciphertexts go to a [`CiphertextSink`] polynomial by polynomial: written, or
 //! compared with a received ciphertext (decapsulation's re-encryption check), so the
@@ -45,7 +50,7 @@ use crate::hash::{Hasher, Job};
 use crate::params::sizes::{self, POLY_P_BYTES};
 use crate::params::{ByteArray, EP, SEED_BYTES, Variant};
 use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::{PolyMul, PolyMulPublic};
+use crate::polymul::{PolyMul, PolyMulPublic, pack_secret, unpack_secret};
 use crate::sampling::{
     InAdvance, MatrixSource, PolyStream, Squeezed, StreamedMatrix, gen_secret, gen_secret_with,
 };
@@ -147,7 +152,8 @@ pub(crate) struct LowMemoryPlan;
 impl MemoryPlan for Fast {
     const MAY_SQUEEZE_IN_ADVANCE: bool = true;
     type Secret<const L: usize> = SecretVector<L>;
-    type EncryptionSecret<'s, B: PolyMul, const L: usize> = PreparedSecrets<B, L>;
+    type EncryptionSecret<'s, B: PolyMul, const L: usize> =
+        PreparedSecrets<'s, B, SecretVector<L>, L>;
     type Sums<'a, B: PolyMul, const L: usize> = Accumulators<B, L>;
 
     #[inline(never)]
@@ -164,11 +170,14 @@ impl MemoryPlan for Fast {
         s
     }
 
-    fn for_encryption<B: PolyMul, const L: usize>(
-        backend: &mut B,
-        secret: &SecretVector<L>,
-    ) -> PreparedSecrets<B, L> {
-        PreparedSecrets::new(backend, secret)
+    fn for_encryption<'s, B: PolyMul, const L: usize>(
+        _backend: &mut B,
+        secret: &'s SecretVector<L>,
+    ) -> PreparedSecrets<'s, B, SecretVector<L>, L> {
+        PreparedSecrets {
+            secret,
+            prepared: [const { None }; L],
+        }
     }
 
     fn sums<V: Variant, B: PolyMul, const L: usize>(
@@ -197,11 +206,7 @@ impl MemoryPlan for LowMemoryPlan {
         from: SecretBytes<'_>,
     ) -> PackedSecrets<L> {
         let mut packed = PackedSecrets([[0; N >> 1]; L]);
-        let mut take = |i: usize, poly: &SecretPoly| {
-            for (byte, pair) in packed.0[i].iter_mut().zip(poly.coeffs.chunks_exact(2)) {
-                *byte = (pair[0] as u8 & 0x0F) | ((pair[1] as u8) << 4);
-            }
-        };
+        let mut take = |i: usize, poly: &SecretPoly| pack_secret(poly, &mut packed.0[i]);
         match from {
             SecretBytes::Seed(hasher, seed) => {
                 gen_secret_with::<V, L, MU>(&mut hasher.xof(&[seed]), &mut take)
@@ -224,9 +229,7 @@ impl MemoryPlan for LowMemoryPlan {
         _backend: &mut B,
         scratch: &'a mut [u8],
     ) -> PackedSums<'a> {
-        let sums = &mut scratch[..L * sizes::poly_q::<V>()];
-        sums.fill(0);
-        PackedSums { sums, bits: V::EQ }
+        PackedSums::new::<V, L>(scratch)
     }
 
     fn keygen_buffer<V: Variant, const L: usize>() -> usize {
@@ -240,6 +243,12 @@ impl MemoryPlan for LowMemoryPlan {
 pub(crate) trait SecretSource {
     /// Writes secret polynomial `i` into `out`.
     fn get(&self, i: usize, out: &mut SecretPoly);
+
+    /// Prepares secret polynomial `i` into `slot` ([`PolyMul::prepare_in`]); the widened
+    /// polynomial, if any, lives only in a frame of its own.
+    fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
+        prepare_from(backend, slot, |s| self.get(i, s));
+    }
 }
 
 /// A secret vector of L polynomials. Wiped on drop.
@@ -263,10 +272,13 @@ pub(crate) struct PackedSecrets<const L: usize>([[u8; N >> 1]; L]);
 impl<const L: usize> SecretSource for PackedSecrets<L> {
     /// Widens polynomial `i` (nibbles sign-extended).
     fn get(&self, i: usize, out: &mut SecretPoly) {
-        for (pair, &byte) in out.coeffs.chunks_exact_mut(2).zip(self.0[i].iter()) {
-            pair[0] = ((byte << 4) as i8) >> 4;
-            pair[1] = (byte as i8) >> 4;
-        }
+        unpack_secret(&self.0[i], out);
+    }
+
+    /// From the packed form ([`PolyMul::prepare_packed_in`]: a copy for a backend that keeps
+    /// it).
+    fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
+        backend.prepare_packed_in(&self.0[i], slot);
     }
 }
 
@@ -279,6 +291,10 @@ impl<const L: usize> Drop for PackedSecrets<L> {
 impl<S: SecretSource> SecretSource for &S {
     fn get(&self, i: usize, out: &mut SecretPoly) {
         (**self).get(i, out)
+    }
+
+    fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
+        (**self).prepare_in(backend, i, slot)
     }
 }
 
@@ -308,34 +324,55 @@ impl<V: Variant> SecretSource for SecretKey<'_, V> {
 
 /// Secret polynomials in the backend's domain, by index.
 pub(crate) trait SecretOperands<B: PolyMul> {
-    /// Calls `f` with secret polynomial `j` in the backend's domain.
-    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared));
+    /// Calls `f` with secret polynomial `j` in the backend's domain. A secret prepared at its use
+    /// is prepared in `slot`, which the caller keeps from use to use (so that it is prepared in
+    /// place, [`PolyMul::prepare_in`]) and wipes at the end ([`wipe_slot`]).
+    fn with_prepared(
+        &mut self,
+        backend: &mut B,
+        j: usize,
+        slot: &mut Option<B::Prepared>,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    );
 }
 
-/// The whole secret vector prepared once (fast plan).
-pub(crate) struct PreparedSecrets<B: PolyMul, const L: usize>([Option<B::Prepared>; L]);
-
-impl<B: PolyMul, const L: usize> PreparedSecrets<B, L> {
-    pub(crate) fn new(backend: &mut B, secret: &impl SecretSource) -> Self {
-        let mut prepared = [const { None }; L];
-        fill_each(&mut prepared, |j| {
-            prepare_from(backend, |s| secret.get(j, s))
-        });
-        Self(prepared)
+/// Wipes the prepared secret in `slot`, if any.
+pub(crate) fn wipe_slot<T: Zeroize>(slot: &mut Option<T>) {
+    if let Some(value) = slot {
+        value.zeroize();
     }
 }
 
-impl<B: PolyMul, const L: usize> SecretOperands<B> for PreparedSecrets<B, L> {
-    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
-        if let Some(s) = &self.0[j] {
+/// The whole secret vector, each polynomial prepared once, at its first use, in its own slot
+/// (fast plan; nothing prepared is moved). Wiped on drop.
+pub(crate) struct PreparedSecrets<'s, B: PolyMul, S, const L: usize> {
+    secret: &'s S,
+    prepared: [Option<B::Prepared>; L],
+}
+
+impl<B: PolyMul, S: SecretSource, const L: usize> SecretOperands<B>
+    for PreparedSecrets<'_, B, S, L>
+{
+    fn with_prepared(
+        &mut self,
+        backend: &mut B,
+        j: usize,
+        _slot: &mut Option<B::Prepared>,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        let slot = &mut self.prepared[j];
+        if slot.is_none() {
+            self.secret.prepare_in(backend, j, slot);
+        }
+        if let Some(s) = slot {
             f(backend, s);
         }
     }
 }
 
-impl<B: PolyMul, const L: usize> Drop for PreparedSecrets<B, L> {
+impl<B: PolyMul, S, const L: usize> Drop for PreparedSecrets<'_, B, S, L> {
     fn drop(&mut self) {
-        self.0.iter_mut().flatten().for_each(Zeroize::zeroize);
+        self.prepared.iter_mut().for_each(wipe_slot);
     }
 }
 
@@ -343,27 +380,42 @@ impl<B: PolyMul, const L: usize> Drop for PreparedSecrets<B, L> {
 pub(crate) struct PreparedSlice<'a, T>(pub(crate) &'a [T]);
 
 impl<B: PolyMul> SecretOperands<B> for PreparedSlice<'_, B::Prepared> {
-    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
+    fn with_prepared(
+        &mut self,
+        backend: &mut B,
+        j: usize,
+        _slot: &mut Option<B::Prepared>,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
         f(backend, &self.0[j]);
     }
 }
 
-/// Each secret widened and prepared at its use, and wiped after it (low-memory plan; and
+/// Each secret widened and prepared at its use, in the caller's slot (low-memory plan; and
 /// decryption, which uses each secret once).
 pub(crate) struct OnDemand<S>(pub(crate) S);
 
 impl<S: SecretSource> OnDemand<S> {
-    /// Secret polynomial `j` in the backend's domain.
+    /// Secret polynomial `j` in the backend's domain (a value of its own: the expanded keys).
     pub(crate) fn prepare<B: PolyMul>(&self, backend: &mut B, j: usize) -> B::Prepared {
-        prepare_from(backend, |s| self.0.get(j, s))
+        let mut s = SecretPoly::ZERO;
+        self.0.get(j, &mut s);
+        backend.prepare(&s)
     }
 }
 
 impl<B: PolyMul, S: SecretSource> SecretOperands<B> for OnDemand<S> {
-    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
-        let mut prepared = self.prepare(backend, j);
-        f(backend, &prepared);
-        prepared.zeroize();
+    fn with_prepared(
+        &mut self,
+        backend: &mut B,
+        j: usize,
+        slot: &mut Option<B::Prepared>,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        self.0.prepare_in(backend, j, slot);
+        if let Some(prepared) = slot {
+            f(backend, prepared);
+        }
     }
 }
 
@@ -409,12 +461,17 @@ pub(crate) fn packed_p(bytes: &[u8]) -> PolyStream<Squeezed<'_>> {
 
 // --- The products -------------------------------------------------------------------------------
 
-/// Prepares the secret that `secret` writes; the widened polynomial lives only in this frame.
+/// Prepares the secret that `secret` writes into `slot` ([`PolyMul::prepare_in`]: in place
+/// when the slot holds one already); the widened polynomial lives only in this frame.
 #[inline(never)]
-fn prepare_from<B: PolyMul>(backend: &mut B, secret: impl FnOnce(&mut SecretPoly)) -> B::Prepared {
+fn prepare_from<B: PolyMul>(
+    backend: &mut B,
+    slot: &mut Option<B::Prepared>,
+    secret: impl FnOnce(&mut SecretPoly),
+) {
     let mut s = SecretPoly::ZERO;
     secret(&mut s);
-    backend.prepare(&s)
+    backend.prepare_in(&s, slot);
 }
 
 /// `acc += a · s` for the public polynomial that `public` writes, held only in this frame.
@@ -430,11 +487,12 @@ fn multiply_with<B: PolyMul>(
     backend.mul_acc(acc, &a, prepared);
 }
 
-/// Finishes `acc` and hands the result to `consume`; the result lives only in this call,
-/// never beside a multiplication.
+/// Finishes `acc` (left wiped, [`PolyMul::finish_into`]) and hands the result to `consume`;
+/// the result lives only in this call, never beside a multiplication.
 #[inline(never)]
-fn finish_with<B: PolyMul>(backend: &mut B, acc: &B::Accumulator, consume: impl FnOnce(&Poly)) {
-    let mut sum = backend.finish(acc);
+fn finish_with<B: PolyMul>(backend: &mut B, acc: &mut B::Accumulator, consume: impl FnOnce(&Poly)) {
+    let mut sum = Poly::ZERO;
+    backend.finish_into(acc, &mut sum);
     consume(&sum);
     sum.zeroize();
 }
@@ -451,8 +509,7 @@ fn sum_of_products<B: PolyMul, const L: usize>(
     for j in 0..L {
         product(backend, &mut acc, j);
     }
-    finish_with(backend, &acc, consume);
-    acc.zeroize();
+    finish_with(backend, &mut acc, consume);
 }
 
 /// Key generation's sums of `Aᵀ·s`.
@@ -485,10 +542,13 @@ impl<B: PolyMul, const L: usize> Sums<B> for Accumulators<B, L> {
         }
     }
 
+    /// The accumulator is wiped by finishing and dropped from the list (nothing left to wipe
+    /// on drop).
     fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
-        if let Some(acc) = &self.0[j] {
+        if let Some(acc) = &mut self.0[j] {
             finish_with(backend, acc, consume);
         }
+        self.0[j] = None;
     }
 }
 
@@ -498,22 +558,61 @@ impl<B: PolyMul, const L: usize> Drop for Accumulators<B, L> {
     }
 }
 
-/// L sums of finished products, packed with `bits` bits in a caller's buffer (low-memory plan;
-/// finished products added mod 2^16 stay correct mod q). Wiped on drop.
+/// L sums of finished products in a caller's buffer (low-memory plan; finished products added
+/// mod 2^16 stay correct mod q): as 16-bit little-endian words where the buffer has room (the
+/// secret-key buffer of the round-3 sets), else packed with EQ bits. Wiped on drop.
 pub(crate) struct PackedSums<'a> {
     sums: &'a mut [u8],
     bits: u32,
 }
 
-impl PackedSums<'_> {
-    fn sum(&mut self, j: usize) -> &mut [u8] {
+/// Bits per coefficient of the unpacked sums.
+const WIDE: u32 = 16;
+
+impl<'a> PackedSums<'a> {
+    /// Zeroed sums of L polynomials in `scratch`, as wide as it allows.
+    fn new<V: Variant, const L: usize>(scratch: &'a mut [u8]) -> Self {
+        let bits = if scratch.len() >= L * sizes::packed(WIDE) {
+            WIDE
+        } else {
+            V::EQ
+        };
+        let sums = &mut scratch[..L * sizes::packed(bits)];
+        sums.fill(0);
+        Self { sums, bits }
+    }
+
+    /// Sum `j` into `out`.
+    fn read(&self, j: usize, out: &mut Poly) {
         let len = sizes::packed(self.bits);
-        &mut self.sums[j * len..(j + 1) * len]
+        let bytes = &self.sums[j * len..(j + 1) * len];
+        if self.bits == WIDE {
+            for (c, pair) in out.coeffs.iter_mut().zip(bytes.chunks_exact(2)) {
+                *c = u16::from_le_bytes([pair[0], pair[1]]);
+            }
+        } else {
+            unpack(bytes, self.bits, &mut out.coeffs);
+        }
+    }
+
+    /// `sum` as sum `j`.
+    fn write(&mut self, j: usize, sum: &Poly) {
+        let len = sizes::packed(self.bits);
+        let bytes = &mut self.sums[j * len..(j + 1) * len];
+        if self.bits == WIDE {
+            for (&c, pair) in sum.coeffs.iter().zip(bytes.chunks_exact_mut(2)) {
+                pair.copy_from_slice(&c.to_le_bytes());
+            }
+        } else {
+            pack(&sum.coeffs, self.bits, bytes);
+        }
     }
 }
 
 impl<B: PolyMul> Sums<B> for PackedSums<'_> {
-    /// The product is finished at once; accumulator and product live only in this call.
+    /// The product is finished into the sum at once ([`PolyMul::mul_add_plain`]: the sum is
+    /// unpacked into the public polynomial's storage once the backend has transformed it); the
+    /// polynomial lives only in this call.
     #[inline(never)]
     fn add_product(
         &mut self,
@@ -522,25 +621,17 @@ impl<B: PolyMul> Sums<B> for PackedSums<'_> {
         s: &B::Prepared,
         public: impl FnOnce(&mut Poly),
     ) {
-        let bits = self.bits;
-        let sum = self.sum(j);
-        let mut acc = backend.accumulator();
-        multiply_with(backend, &mut acc, s, public);
-        finish_with(backend, &acc, |product| {
-            let mut total = Poly::ZERO;
-            unpack(sum, bits, &mut total.coeffs);
-            total.add_assign(product);
-            pack(&total.coeffs, bits, sum);
-            total.zeroize();
-        });
-        acc.zeroize();
+        let mut a = Poly::ZERO;
+        public(&mut a);
+        backend.mul_add_plain(&mut a, s, |sum| self.read(j, sum));
+        self.write(j, &a);
+        a.zeroize();
     }
 
     #[inline(never)]
     fn finish(&mut self, _backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
-        let bits = self.bits;
         let mut b = Poly::ZERO;
-        unpack(self.sum(j), bits, &mut b.coeffs);
+        self.read(j, &mut b);
         consume(&b);
         b.zeroize();
     }
@@ -618,6 +709,14 @@ pub(crate) fn keygen<V: Variant, P: MemoryPlan, B: PolyMul, const L: usize, cons
     let s = P::sample::<V, L, MU>(secret);
     transposed_into_public_key::<V, P, B, L>(backend, matrix, &s, pk, sk);
     pk[L * POLY_P_BYTES..].copy_from_slice(seed_a);
+    encode_secret_key::<V, L>(&s, sk);
+}
+
+/// The IND-CPA secret key of `s` at the front of `sk`. Not inlined: the widened polynomial and
+/// the encoder's buffers live only in this call, not in the frame that holds `s` during the
+/// products.
+#[inline(never)]
+fn encode_secret_key<V: Variant, const L: usize>(s: &impl SecretSource, sk: &mut [u8]) {
     let mut poly = SecretPoly::ZERO;
     let len = sizes::secret_poly::<V>();
     for (i, out) in sk[..L * len].chunks_exact_mut(len).enumerate() {
@@ -637,13 +736,16 @@ fn transposed_into_public_key<V: Variant, P: MemoryPlan, B: PolyMul, const L: us
     scratch: &mut [u8],
 ) {
     let mut sums = P::sums::<V, B, L>(backend, scratch);
+    let mut slot = None;
     for i in 0..L {
-        let mut prepared = prepare_from(backend, |poly| s.get(i, poly));
-        for j in 0..L {
-            sums.add_product(backend, j, &prepared, |a| matrix.next_entry(a));
+        s.prepare_in(backend, i, &mut slot);
+        if let Some(prepared) = &slot {
+            for j in 0..L {
+                sums.add_product(backend, j, prepared, |a| matrix.next_entry(a));
+            }
         }
-        prepared.zeroize();
     }
+    wipe_slot(&mut slot);
     for (j, out) in pk.chunks_exact_mut(POLY_P_BYTES).take(L).enumerate() {
         sums.finish(backend, j, |b| pack_rounded::<V>(b, out));
     }
@@ -681,12 +783,15 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     m: &[u8; 32],
     sink: &mut CiphertextSink<'_>,
 ) {
+    let mut slot = None;
     for i in 0..L {
         // b'_i = Σ_j A[i][j]·s'_j
         sum_of_products::<B, L>(
             backend,
             |backend, acc, j| {
-                s.with_prepared(backend, j, |b, s_j| matrix.mul_acc_next(b, acc, s_j))
+                s.with_prepared(backend, j, &mut slot, |b, s_j| {
+                    matrix.mul_acc_next(b, acc, s_j)
+                })
             },
             |row| {
                 sink.put(i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES, |out| {
@@ -699,9 +804,14 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     let c_m = L * POLY_P_BYTES..L * POLY_P_BYTES + sizes::packed(ET as u32);
     sum_of_products::<B, L>(
         backend,
-        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| public_b.mul_acc_next(b, acc, s_j)),
+        |backend, acc, j| {
+            s.with_prepared(backend, j, &mut slot, |b, s_j| {
+                public_b.mul_acc_next(b, acc, s_j)
+            })
+        },
         |v| sink.put(c_m, |out| encode_message::<V, ET>(v, m, out)),
     );
+    wipe_slot(&mut slot);
 }
 
 /// Saber.PKE.Dec (Algorithm 3): `v = b'ᵀ·s`, the message from `v` and `c_m`.
@@ -714,11 +824,17 @@ pub(crate) fn decrypt<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
     let mut b_prime = packed_p(ct_b);
     let mut m = [0u8; 32];
+    let mut slot = None;
     sum_of_products::<B, L>(
         backend,
-        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| b_prime.mul_acc_next(b, acc, s_j)),
+        |backend, acc, j| {
+            s.with_prepared(backend, j, &mut slot, |b, s_j| {
+                b_prime.mul_acc_next(b, acc, s_j)
+            })
+        },
         |v| m = decode_message::<V, ET>(v, ct_m),
     );
+    wipe_slot(&mut slot);
     m
 }
 

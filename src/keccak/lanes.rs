@@ -131,6 +131,9 @@ impl Multi {
     }
 }
 
+/// Not inlined: the lane states (800 bytes and more) live only in this call, never in the frame
+/// of [`Multi::run`]'s callers, which also run one-state hashes below them (low-memory mode).
+#[inline(never)]
 fn run_on<'a, const W: usize, K: Permutation<W>>(
     keccak: K,
     mut jobs: impl Iterator<Item = Job<'a>>,

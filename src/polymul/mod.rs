@@ -79,6 +79,39 @@ cfg_if::cfg_if! {
     }
 }
 
+/// A secret polynomial two coefficients per byte: signed nibbles, coefficient 2k in the low
+/// nibble of byte k (|s| <= 5 fits). The form in which the low-memory plan holds its secrets
+/// ([`PolyMul::prepare_packed_in`]).
+pub type PackedSecret = [u8; N >> 1];
+
+/// `s` as a [`PackedSecret`].
+pub(crate) fn pack_secret(s: &SecretPoly, out: &mut PackedSecret) {
+    for (byte, pair) in out.iter_mut().zip(s.coeffs.chunks_exact(2)) {
+        *byte = (pair[0] as u8 & 0x0F) | ((pair[1] as u8) << 4);
+    }
+}
+
+/// The coefficients of a [`PackedSecret`] (nibbles sign-extended).
+pub(crate) fn unpack_secret(s: &PackedSecret, out: &mut SecretPoly) {
+    for (pair, &byte) in out.coeffs.chunks_exact_mut(2).zip(s.iter()) {
+        pair[0] = ((byte << 4) as i8) >> 4;
+        pair[1] = (byte as i8) >> 4;
+    }
+}
+
+/// [`PolyMul::prepare_in`] of `s` widened, the widened polynomial in this frame only (not
+/// inlined: off the frames that hold the products' operands).
+#[inline(never)]
+fn prepare_widened<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    s: &PackedSecret,
+    slot: &mut Option<B::Prepared>,
+) {
+    let mut wide = SecretPoly::ZERO;
+    unpack_secret(s, &mut wide);
+    backend.prepare_in(&wide, slot);
+}
+
 /// The backend used when the caller does not pick one. Override with
 /// `RUSTFLAGS='--cfg saber_polymul="schoolbook"'` (or `"toom_cook"`, `"ntt"`, `"kronecker"`).
 pub type DefaultPolyMul = Selected;
@@ -124,6 +157,61 @@ pub trait PolyMul {
 
     /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
     fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
+
+    /// [`prepare`](Self::prepare) into `out`, replacing the secret it held, without moving a
+    /// prepared value: the default assigns `prepare`'s result; backends with a large domain
+    /// (the NTTs for microcontrollers) transform in place.
+    fn prepare_into(&mut self, s: &SecretPoly, out: &mut Self::Prepared) {
+        *out = self.prepare(s);
+    }
+
+    /// Prepares `s` into `slot`: in place ([`prepare_into`](Self::prepare_into)) when the slot
+    /// holds a prepared secret already, else a new one built in it. The default builds a new one
+    /// with [`prepare`](Self::prepare); backends with a large domain build it in the slot.
+    fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<Self::Prepared>) {
+        match slot {
+            Some(prepared) => self.prepare_into(s, prepared),
+            None => {
+                slot.get_or_insert_with(|| self.prepare(s));
+            }
+        }
+    }
+
+    /// [`prepare_in`](Self::prepare_in) of a secret given as a [`PackedSecret`]. The default
+    /// widens it first; a backend whose prepared form is the packed secret copies it.
+    fn prepare_packed_in(&mut self, s: &PackedSecret, slot: &mut Option<Self::Prepared>) {
+        prepare_widened(self, s, slot);
+    }
+
+    /// Sets `acc` back to zero in place (the value of [`accumulator`](Self::accumulator)).
+    fn reset(&mut self, acc: &mut Self::Accumulator) {
+        *acc = self.accumulator();
+    }
+
+    /// [`finish`](Self::finish) into `out`, consuming the sum: `acc` is left wiped (the caller
+    /// [`reset`](Self::reset)s it before accumulating into it again). The default finishes and
+    /// wipes; the NTTs for microcontrollers run their inverse transform in place, wiping as they
+    /// go, so that neither a copy of the sum nor a separate wipe is needed.
+    fn finish_into(&mut self, acc: &mut Self::Accumulator, out: &mut Poly) {
+        *out = self.finish(acc);
+        acc.zeroize();
+    }
+
+    /// `a ← sum + a · s` in the plain domain, the product finished at once, where `sum` writes
+    /// the sum into the polynomial it is given (key generation's sums under the low-memory plan,
+    /// kept packed). `a` is the public operand on entry and the result on return: a backend that
+    /// has transformed `a` by the time it needs the sum has `sum` write it into `a` itself, so
+    /// that no second polynomial is held. The default accumulates the one product and finishes
+    /// it.
+    fn mul_add_plain(&mut self, a: &mut Poly, s: &Self::Prepared, sum: impl FnOnce(&mut Poly)) {
+        let mut acc = self.accumulator();
+        self.mul_acc(&mut acc, a, s);
+        sum(a);
+        let mut product = Poly::ZERO;
+        self.finish_into(&mut acc, &mut product);
+        a.add_assign(&product);
+        product.zeroize();
+    }
 
     /// Short, stable name of the backend (used by examples and benches).
     fn name(&self) -> &'static str;

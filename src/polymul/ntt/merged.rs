@@ -38,7 +38,8 @@
 //! # Organisation
 //!
 //! [`NttMerged`] accumulates in the NTT domain like [`super::NttScalar`] (for the speed mode: a
-//! prepared secret of 1,792 B, an `i32` accumulator of 1 KiB). [`NttLowStack`] finishes every
+//! prepared secret of 1,792 B, an `i32` accumulator of 1 KiB with a
+//! 1 KiB scratch for the transform of each public operand). [`NttLowStack`] finishes every
 //! product inside `mul_acc` and needs only the transform of `a` (1 KiB) and a quarter of the
 //! secret's (256 B) at a time: after two layers the four quarters of a transform are
 //! independent, and for a secret (|s| <= 5) the first two layers are one exact combination of
@@ -58,7 +59,7 @@ use zeroize::Zeroize;
 
 use super::params::{Q, QINV, inverse_power_of_two, plain_twiddles};
 use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::PolyMul;
+use crate::polymul::{PackedSecret, PolyMul, pack_secret};
 
 mod portable;
 
@@ -205,6 +206,9 @@ pub(crate) const QUARTER_COEFFS: [[i32; 3]; 4] = {
     out
 };
 
+/// A secret two coefficients per byte ([`PackedSecret`]), as the low-stack kernels read it.
+pub(crate) type Nibbles = PackedSecret;
+
 /// Entries per block of a prepared secret: b_0..b_3 and ζ·b_1, ζ·b_2, ζ·b_3.
 pub(crate) const PREPARED_PER_BLOCK: usize = 7;
 
@@ -214,7 +218,7 @@ pub(crate) type PreparedBlocks = [i32; PREPARED_PER_BLOCK * 64];
 /// The passes of the transforms and the base multiplications, one implementation per
 /// instruction set (the same transforms bit for bit; base products congruent within the bounds
 /// of the module docs).
-pub(crate) trait Kernels {
+pub(crate) trait Kernels: Sized {
     /// Layers 1–3 of the forward transform of 13-bit residues (centred first): 32 columns of
     /// eight coefficients at stride 32.
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]);
@@ -223,9 +227,20 @@ pub(crate) trait Kernels {
     /// Layers 4–6 in place in `groups.len()` groups of 32 coefficients, whose twiddles are
     /// `twiddles[0..]`.
     fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]);
+    /// Calls `f` with the forward transform of `a` in a buffer of this call, and `a` back. The
+    /// default zeroes the buffer first; the assembly kernels, which write every word of it
+    /// before anything reads it, do not.
+    fn with_transform<P: core::borrow::Borrow<Poly>, R>(
+        a: P,
+        f: impl FnOnce(&mut [i32; N], P) -> R,
+    ) -> R {
+        let mut w = [0i32; N];
+        forward_poly::<Self>(a.borrow(), &mut w);
+        f(&mut w, a)
+    }
     /// Layer 3 of quarter `quarter` of a secret's transform, from the secret directly (see
     /// [`secret_quarter`]).
-    fn secret_quarter_first(s: &[i8; N], quarter: usize, out: &mut [[i32; 32]; 2]);
+    fn secret_quarter_first(s: &Nibbles, quarter: usize, out: &mut [[i32; 32]; 2]);
     /// Layers 6–4 of the inverse transform in place, then the middle scaling.
     fn inverse_first(a: &mut [[i32; 32]; 8]);
     /// Layers 3–1 of the inverse transform and the canonical reduction: `out = c` (`add`
@@ -264,39 +279,42 @@ fn forward_poly<K: Kernels>(a: &Poly, out: &mut [i32; N]) {
     K::forward_last(as_groups(out), &FORWARD[1..]);
 }
 
-/// `acc += NTT(a) ∘ prepared` in the NTT domain.
-fn mul_acc<K: Kernels>(acc: &mut [i32; N], a: &Poly, prepared: &PreparedBlocks) {
-    let mut t = [0i32; N];
-    forward_poly::<K>(a, &mut t);
-    K::base_mul_acc(acc, &t, prepared);
-    // `a` is secret-derived in decapsulation's re-encryption.
-    t.as_mut_slice().zeroize();
+/// `acc.sums += NTT(a) ∘ prepared` in the NTT domain, the transform in `acc.scratch`, which is
+/// wiped with the sums (not zeroed before each product nor wiped after it: the forward
+/// transform writes every word, and a sum's public operands stay behind only until it is
+/// finished).
+fn mul_acc<K: Kernels>(acc: &mut MergedAccumulator, a: &Poly, prepared: &PreparedBlocks) {
+    forward_poly::<K>(a, &mut acc.scratch);
+    K::base_mul_acc(&mut acc.sums, &acc.scratch, prepared);
 }
 
-/// Leaves the NTT domain: the exact sum, wrapped to `u16`.
-fn finish<K: Kernels>(acc: &[i32; N]) -> Poly {
-    let mut t = *acc;
-    let mut out = Poly::ZERO;
-    K::inverse_first(as_groups(&mut t));
-    K::inverse_last(&mut t, &mut out.coeffs, false);
-    out
+/// Leaves the NTT domain in place: `out` = the exact sum, wrapped to `u16`; `acc` is left zero
+/// (the inverse's last pass wipes it as it reads).
+fn finish_in_place<K: Kernels>(acc: &mut [i32; N], out: &mut Poly) {
+    K::inverse_first(as_groups(acc));
+    K::inverse_last(acc, &mut out.coeffs, false);
 }
 
 /// Quarter `quarter` of the forward transform of a secret (its blocks 16Q..16Q + 16), from the
 /// secret directly: the first two layers as one exact combination with constants (|s| <= 5, so
 /// each product is an exact `i32`: |c·s| <= 5·q'/2, the sum below 7.5·q'), then the remaining
 /// four layers, each adding less than 1.06·q' (bound 1): |out| < 11.7·q'.
-fn secret_quarter<K: Kernels>(s: &SecretPoly, quarter: usize, out: &mut [[i32; 32]; 2]) {
-    K::secret_quarter_first(&s.coeffs, quarter, out);
+fn secret_quarter<K: Kernels>(s: &Nibbles, quarter: usize, out: &mut [[i32; 32]; 2]) {
+    K::secret_quarter_first(s, quarter, out);
     K::forward_last(out, &FORWARD[1 + 2 * quarter..][..2]);
 }
 
 /// `acc += a · s`, finished at once: the transform of `a` (1 KiB), the secret's transform one
 /// quarter at a time (256 B), the base products in place, the inverse added into `acc`.
 /// Bounds 2–5 of the module docs: the base products are reduced to below 3.3·q'.
-fn product_into<K: Kernels>(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
-    let mut w = [0i32; N];
-    forward_poly::<K>(a, &mut w);
+fn product_into<K: Kernels>(acc: &mut Poly, a: &Poly, s: &Nibbles) {
+    K::with_transform(a, |w, _| product_finished::<K>(w, s, acc));
+}
+
+/// The rest of [`product_into`] from the transform `w` of the public operand: the secret's
+/// transform a quarter at a time, the base products in place, the inverse added into `acc`
+/// (`w` is wiped by it).
+fn product_finished<K: Kernels>(w: &mut [i32; N], s: &Nibbles, acc: &mut Poly) {
     let mut quarter_hat = [[0i32; 32]; 2];
     for (quarter, w_quarter) in w.as_chunks_mut::<64>().0.iter_mut().enumerate() {
         secret_quarter::<K>(s, quarter, &mut quarter_hat);
@@ -306,9 +324,18 @@ fn product_into<K: Kernels>(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
             quarter,
         );
     }
-    K::inverse_first(as_groups(&mut w));
-    K::inverse_last(&mut w, &mut acc.coeffs, true);
+    K::inverse_first(as_groups(w));
+    K::inverse_last(w, &mut acc.coeffs, true);
     quarter_hat.as_flattened_mut().zeroize();
+}
+
+/// `a ← sum + a · s` ([`PolyMul::mul_add_plain`]), as [`product_into`] with the sum written
+/// into `a`'s storage once its transform is taken.
+fn product_into_public<K: Kernels>(a: &mut Poly, s: &Nibbles, sum: impl FnOnce(&mut Poly)) {
+    K::with_transform(a, |w, a| {
+        sum(a);
+        product_finished::<K>(w, s, a);
+    });
 }
 
 /// A secret in the NTT domain for [`NttMerged`]: per block b_0..b_3 and ζ·b_1..ζ·b_3 (1,792 B).
@@ -330,21 +357,50 @@ impl core::fmt::Debug for MergedPrepared {
     }
 }
 
-/// A sum of up to four products in the NTT domain for [`NttMerged`]: reduced `i32`s (1 KiB).
+/// A sum of up to four products in the NTT domain for [`NttMerged`]: reduced `i32`s (1 KiB),
+/// and the scratch for the transform of each public operand (1 KiB).
 #[derive(Clone)]
 pub struct MergedAccumulator {
     sums: [i32; N],
+    scratch: [i32; N],
+}
+
+impl MergedAccumulator {
+    const ZERO: Self = Self {
+        sums: [0; N],
+        scratch: [0; N],
+    };
 }
 
 impl Zeroize for MergedAccumulator {
     fn zeroize(&mut self) {
         self.sums.as_mut_slice().zeroize();
+        self.scratch.as_mut_slice().zeroize();
     }
 }
 
 impl core::fmt::Debug for MergedAccumulator {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("MergedAccumulator(<redacted>)")
+    }
+}
+
+/// A secret of [`NttLowStack`]: the secret itself, two coefficients per byte (128 B). Wiped by
+/// the caller (the [`PolyMul`] contract).
+#[derive(Clone)]
+pub struct LowStackPrepared {
+    nibbles: Nibbles,
+}
+
+impl Zeroize for LowStackPrepared {
+    fn zeroize(&mut self) {
+        self.nibbles.as_mut_slice().zeroize();
+    }
+}
+
+impl core::fmt::Debug for LowStackPrepared {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("LowStackPrepared(<redacted>)")
     }
 }
 
@@ -355,7 +411,8 @@ macro_rules! merged_backends {
         #[doc = concat!(
             "The NTT for cores without SIMD (see the module docs), ", $which, ": NTT-domain ",
             "accumulation like [`super::NttScalar`], with merged layers and precomputed-quotient ",
-            "constant products. `Prepared` 1,792 B, `Accumulator` 1 KiB."
+            "constant products. `Prepared` 1,792 B, `Accumulator` 2 KiB (the sums and the transform \
+             of the current public operand)."
         )]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $merged;
@@ -373,15 +430,39 @@ macro_rules! merged_backends {
             }
 
             fn accumulator(&mut self) -> MergedAccumulator {
-                MergedAccumulator { sums: [0; N] }
+                MergedAccumulator::ZERO
             }
 
             fn mul_acc(&mut self, acc: &mut MergedAccumulator, a: &Poly, s: &MergedPrepared) {
-                mul_acc::<$kernels>(&mut acc.sums, a, &s.blocks);
+                mul_acc::<$kernels>(acc, a, &s.blocks);
             }
 
             fn finish(&mut self, acc: &MergedAccumulator) -> Poly {
-                finish::<$kernels>(&acc.sums)
+                let mut t = acc.sums;
+                let mut out = Poly::ZERO;
+                finish_in_place::<$kernels>(&mut t, &mut out);
+                out
+            }
+
+            fn prepare_into(&mut self, s: &SecretPoly, out: &mut MergedPrepared) {
+                prepare::<$kernels>(s, &mut out.blocks);
+            }
+
+            fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<MergedPrepared>) {
+                let out = slot.get_or_insert_with(|| MergedPrepared {
+                    blocks: [0; PREPARED_PER_BLOCK * 64],
+                });
+                prepare::<$kernels>(s, &mut out.blocks);
+            }
+
+            fn reset(&mut self, acc: &mut MergedAccumulator) {
+                acc.sums.fill(0);
+                acc.scratch.fill(0);
+            }
+
+            fn finish_into(&mut self, acc: &mut MergedAccumulator, out: &mut Poly) {
+                finish_in_place::<$kernels>(&mut acc.sums, out);
+                acc.scratch.as_mut_slice().zeroize();
             }
 
             fn name(&self) -> &'static str {
@@ -393,14 +474,66 @@ macro_rules! merged_backends {
             "The NTT with a small working set, for the low-memory mode on microcontrollers, ",
             $which, ": each product is finished inside `mul_acc` (forward transform of `a`, the ",
             "secret's transform a quarter at a time, base products in place, inverse transform ",
-            "added into a plain accumulator), so `Prepared` is the secret itself (256 B), ",
-            "`Accumulator` the plain sum (512 B), and `mul_acc` needs about 1.3 KiB. Costs an ",
+            "added into a plain accumulator), so `Prepared` is the secret itself (two ",
+            "coefficients per byte, 128 B), `Accumulator` the plain sum (512 B), and `mul_acc` ",
+            "needs about 1.3 KiB. Costs an ",
             "inverse transform and a secret transform per product."
         )]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $low_stack;
 
-        plain_domain_polymul!($low_stack, $low_stack_name, product_into::<$kernels>);
+        impl PolyMul for $low_stack {
+            type Prepared = LowStackPrepared;
+            type Accumulator = Poly;
+
+            fn prepare(&mut self, s: &SecretPoly) -> LowStackPrepared {
+                let mut out = LowStackPrepared {
+                    nibbles: [0; N >> 1],
+                };
+                pack_secret(s, &mut out.nibbles);
+                out
+            }
+
+            fn prepare_into(&mut self, s: &SecretPoly, out: &mut LowStackPrepared) {
+                pack_secret(s, &mut out.nibbles);
+            }
+
+            fn prepare_packed_in(
+                &mut self,
+                s: &PackedSecret,
+                slot: &mut Option<LowStackPrepared>,
+            ) {
+                let out = slot.get_or_insert_with(|| LowStackPrepared {
+                    nibbles: [0; N >> 1],
+                });
+                out.nibbles = *s;
+            }
+
+            fn accumulator(&mut self) -> Poly {
+                Poly::ZERO
+            }
+
+            fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &LowStackPrepared) {
+                product_into::<$kernels>(acc, a, &s.nibbles);
+            }
+
+            fn finish(&mut self, acc: &Poly) -> Poly {
+                acc.clone()
+            }
+
+            fn mul_add_plain(
+                &mut self,
+                a: &mut Poly,
+                s: &LowStackPrepared,
+                sum: impl FnOnce(&mut Poly),
+            ) {
+                product_into_public::<$kernels>(a, &s.nibbles, sum);
+            }
+
+            fn name(&self) -> &'static str {
+                $low_stack_name
+            }
+        }
     };
 }
 

@@ -492,9 +492,46 @@
     pop {r4-r11, pc}
     .size saber_kem_merged_base_mul_quarter, . - saber_kem_merged_base_mul_quarter
 
+@ One output pair of secret_quarter_first: coefficients j + 0/64/128/192 (u) and j + 32 + 0/64/
+@ 128/192 (v) are the nibbles at bit \lsb of the bytes at r0 + 0/32/64/96 and r0 + 16/48/80/112
+@ (two coefficients per byte, signed, the even one low); out[j] = u + v·ω at [r1 + \at],
+@ out[j + 32] = u − v·ω at [r1 + 128 + \at].
+.macro quarter_pair lsb, at
+    ldrb r3, [r0, #0]
+    ldrb r4, [r0, #32]
+    ldrb r5, [r0, #64]
+    ldrb r6, [r0, #96]
+    sbfx r3, r3, #\lsb, #4
+    sbfx r4, r4, #\lsb, #4
+    sbfx r5, r5, #\lsb, #4
+    sbfx r6, r6, #\lsb, #4
+    mla r3, r4, r11, r3
+    mla r3, r5, r12, r3
+    mla r3, r6, r2, r3
+    ldrb r4, [r0, #16]
+    ldrb r5, [r0, #48]
+    ldrb r6, [r0, #80]
+    ldrb r7, [r0, #112]
+    sbfx r4, r4, #\lsb, #4
+    sbfx r5, r5, #\lsb, #4
+    sbfx r6, r6, #\lsb, #4
+    sbfx r7, r7, #\lsb, #4
+    mla r4, r5, r11, r4
+    mla r4, r6, r12, r4
+    mla r4, r7, r2, r4
+    smull r5, r6, r4, r10
+    mul r4, r4, r9
+    mls r4, r6, lr, r4
+    add r5, r3, r4
+    sub r6, r3, r4
+    str r5, [r1, #\at]
+    str r6, [r1, #(128 + \at)]
+.endm
+
 @ secret_quarter_first(s, out, twiddle, coeffs): for j < 32, u = comb(j), v = comb(j + 32) with
-@ comb(j) = s_j + c1·s_(j+64) + c2·s_(j+128) + c3·s_(j+192) (coeffs = c1, c2, c3), then
-@ out[j] = u + v·ω, out[j + 32] = u − v·ω (twiddle = (ω, ω')).
+@ comb(j) = s_j + c1·s_(j+64) + c2·s_(j+128) + c3·s_(j+192) (coeffs = c1, c2, c3; s packed two
+@ signed nibbles per byte, s_(2k) in the low nibble of byte k), then out[j] = u + v·ω,
+@ out[j + 32] = u − v·ω (twiddle = (ω, ω')).
     begin_function saber_kem_merged_secret_quarter_first
     push {r4-r11, lr}
     sub sp, sp, #4
@@ -507,29 +544,10 @@
     str r3, [sp, #0]
     load_q lr
 1:
-    ldrsb r3, [r0, #0]
-    ldrsb r4, [r0, #64]
-    ldrsb r5, [r0, #128]
-    ldrsb r6, [r0, #192]
-    mla r3, r4, r11, r3
-    mla r3, r5, r12, r3
-    mla r3, r6, r2, r3
-    ldrsb r4, [r0, #32]
-    ldrsb r5, [r0, #96]
-    ldrsb r6, [r0, #160]
-    ldrsb r7, [r0, #224]
-    mla r4, r5, r11, r4
-    mla r4, r6, r12, r4
-    mla r4, r7, r2, r4
-    smull r5, r6, r4, r10
-    mul r4, r4, r9
-    mls r4, r6, lr, r4
-    add r5, r3, r4
-    sub r6, r3, r4
-    str r5, [r1, #0]
-    str r6, [r1, #128]
+    quarter_pair 0, 0
+    quarter_pair 4, 4
     add r0, r0, #1
-    add r1, r1, #4
+    add r1, r1, #8
     ldr r7, [sp, #0]
     cmp r1, r7
     bne 1b

@@ -24,10 +24,10 @@
 #![allow(unsafe_code)]
 
 use super::{
-    BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, PreparedBlocks, QUARTER_COEFFS, SCALES,
-    Twiddle,
+    BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, Nibbles, PreparedBlocks, QUARTER_COEFFS,
+    SCALES, Twiddle, as_groups,
 };
-use crate::poly::N;
+use crate::poly::{N, Poly};
 
 #[cfg(saber_armv7m)]
 core::arch::global_asm!(include_str!("armv7m.s"), options(raw));
@@ -60,7 +60,7 @@ unsafe extern "C" {
     );
     fn saber_kem_merged_base_mul_quarter(w: *mut i32, s_hat: *const i32, zetas: *const Twiddle);
     fn saber_kem_merged_secret_quarter_first(
-        s: *const i8,
+        s: *const u8,
         out: *mut i32,
         twiddle: *const Twiddle,
         coeffs: *const i32,
@@ -101,9 +101,28 @@ impl Kernels for Assembly {
         }
     }
 
-    fn secret_quarter_first(s: &[i8; N], quarter: usize, out: &mut [[i32; 32]; 2]) {
+    fn with_transform<P: core::borrow::Borrow<Poly>, R>(
+        a: P,
+        f: impl FnOnce(&mut [i32; N], P) -> R,
+    ) -> R {
+        let mut w = core::mem::MaybeUninit::<[i32; N]>::uninit();
+        // SAFETY: reads a[0..256] and the 7 twiddles of FORWARD[0] and writes every word of w
+        // (32 columns of 8), so that w is initialised when it is taken as such.
+        let w = unsafe {
+            saber_kem_merged_fwd_first_u13(
+                a.borrow().coeffs.as_ptr(),
+                w.as_mut_ptr().cast(),
+                FORWARD_TABLE[0].as_ptr(),
+            );
+            w.assume_init_mut()
+        };
+        Self::forward_last(as_groups(w), &FORWARD[1..]);
+        f(w, a)
+    }
+
+    fn secret_quarter_first(s: &Nibbles, quarter: usize, out: &mut [[i32; 32]; 2]) {
         let quarter = quarter & 3;
-        // SAFETY: reads s[0..256], one twiddle and three constants, writes out (64 words).
+        // SAFETY: reads s[0..128], one twiddle and three constants, writes out (64 words).
         unsafe {
             saber_kem_merged_secret_quarter_first(
                 s.as_ptr(),

@@ -1,7 +1,7 @@
 //! The kernels in portable Rust: every target, and the reference for the assembly ones.
 
 use super::{
-    BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, NEG_QINV, PreparedBlocks,
+    BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, NEG_QINV, Nibbles, PreparedBlocks,
     QUARTER_COEFFS, SCALES, Twiddle,
 };
 use zeroize::Zeroize;
@@ -119,17 +119,30 @@ impl Kernels for Portable {
         }
     }
 
-    fn secret_quarter_first(s: &[i8; N], quarter: usize, out: &mut [[i32; 32]; 2]) {
+    fn secret_quarter_first(s: &Nibbles, quarter: usize, out: &mut [[i32; 32]; 2]) {
         let t = opaque(&FORWARD)[0][3 + quarter];
         let [c1, c2, c3] = opaque(&QUARTER_COEFFS)[quarter];
-        let s = |k: usize| i32::from(s[k]);
-        let combined = |j: usize| s(j) + c1 * s(j + 64) + c2 * s(j + 128) + c3 * s(j + 192);
+        // Byte k holds coefficients 2k (low nibble) and 2k + 1 (high), signed: the
+        // combinations of columns j and j + 1 from one read of each byte.
+        let pair = |k: usize| {
+            let byte = |offset: usize| s[k + offset] as i8;
+            let (b0, b1, b2, b3) = (byte(0), byte(32), byte(64), byte(96));
+            let low = |b: i8| i32::from((b << 4) >> 4);
+            let high = |b: i8| i32::from(b >> 4);
+            [
+                low(b0) + c1 * low(b1) + c2 * low(b2) + c3 * low(b3),
+                high(b0) + c1 * high(b1) + c2 * high(b2) + c3 * high(b3),
+            ]
+        };
         let [lo, hi] = out;
-        for (j, (x, y)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-            let u = combined(j);
-            let p = mul_const(combined(j + 32), t);
-            *x = u + p;
-            *y = u - p;
+        for k in 0..16 {
+            let u = pair(k);
+            let v = pair(k + 16);
+            for half in 0..2 {
+                let p = mul_const(v[half], t);
+                lo[2 * k + half] = u[half] + p;
+                hi[2 * k + half] = u[half] - p;
+            }
         }
     }
 

@@ -497,7 +497,38 @@
     ret
     .size saber_kem_merged_base_mul_quarter, . - saber_kem_merged_base_mul_quarter
 
-# secret_quarter_first(s, out, twiddle, coeffs): as the ARMv7-M kernel.
+# From four sign-extended bytes \b0..\b3 (two signed nibbles each, the even coefficient low):
+# \lo = lo(b0) + c1·lo(b1) + c2·lo(b2) + c3·lo(b3) and \hi the same of the high nibbles
+# (c1–c3 in s2–s4; \b1–\b3 and \t1–\t3 clobbered).
+.macro comb_pair lo, hi, b0, b1, b2, b3, t1, t2, t3
+    srai \hi, \b0, 4
+    srai \t1, \b1, 4
+    srai \t2, \b2, 4
+    srai \t3, \b3, 4
+    mul \t1, \t1, s2
+    mul \t2, \t2, s3
+    mul \t3, \t3, s4
+    add \hi, \hi, \t1
+    add \hi, \hi, \t2
+    add \hi, \hi, \t3
+    slli \lo, \b0, 28
+    srai \lo, \lo, 28
+    slli \b1, \b1, 28
+    srai \b1, \b1, 28
+    slli \b2, \b2, 28
+    srai \b2, \b2, 28
+    slli \b3, \b3, 28
+    srai \b3, \b3, 28
+    mul \b1, \b1, s2
+    mul \b2, \b2, s3
+    mul \b3, \b3, s4
+    add \lo, \lo, \b1
+    add \lo, \lo, \b2
+    add \lo, \lo, \b3
+.endm
+
+# secret_quarter_first(s, out, twiddle, coeffs): as the ARMv7-M kernel (s packed two signed
+# nibbles per byte), two columns j, j + 1 per byte read.
     entry saber_kem_merged_secret_quarter_first
     save
     lw s0, 0(a2)
@@ -508,33 +539,28 @@
     li t5, Q
     addi a2, a1, 128
 1:
-    lb a3, 0(a0)
-    lb a4, 64(a0)
-    lb a5, 128(a0)
-    lb a6, 192(a0)
-    mul a4, a4, s2
-    mul a5, a5, s3
-    mul a6, a6, s4
-    add a3, a3, a4
-    add a3, a3, a5
-    add a3, a3, a6
-    lb a4, 32(a0)
-    lb a5, 96(a0)
-    lb a6, 160(a0)
-    lb a7, 224(a0)
-    mul a5, a5, s2
-    mul a6, a6, s3
-    mul a7, a7, s4
-    add a4, a4, a5
-    add a4, a4, a6
-    add a4, a4, a7
-    mulc a4, a4, s0, s1
-    add a5, a3, a4
-    sub a6, a3, a4
+    lb t0, 0(a0)
+    lb t1, 32(a0)
+    lb t2, 64(a0)
+    lb t3, 96(a0)
+    comb_pair a3, a4, t0, t1, t2, t3, a5, a6, a7
+    lb t0, 16(a0)
+    lb t1, 48(a0)
+    lb t2, 80(a0)
+    lb t3, 112(a0)
+    comb_pair s5, s6, t0, t1, t2, t3, a5, a6, a7
+    mulc s5, s5, s0, s1
+    mulc s6, s6, s0, s1
+    add a5, a3, s5
+    sub a6, a3, s5
     sw a5, 0(a1)
     sw a6, 128(a1)
+    add a5, a4, s6
+    sub a6, a4, s6
+    sw a5, 4(a1)
+    sw a6, 132(a1)
     addi a0, a0, 1
-    addi a1, a1, 4
+    addi a1, a1, 8
     bne a1, a2, 1b
     restore
     ret
