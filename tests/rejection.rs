@@ -29,7 +29,7 @@ use saber_kem::{
     SharedSecret, Variant,
 };
 use saber_kem::{ByteArray, ParameterSet};
-use saber_kem::{Plus, Round3};
+use saber_kem::{Nineties, Plus, Round3, Uniform, UniformNineties};
 use sha3::{Digest, Sha3_256};
 use subtle::Choice;
 use support::drbg::NistDrbg;
@@ -48,6 +48,36 @@ macro_rules! for_each_rejection_set {
         $callback!(lightsaber_plus, LightSaberPlus, Plus, 2, 10, 3, 4, -5, 5);
         $callback!(saber_plus, SaberPlus, Plus, 3, 8, 4, 4, -4, 4);
         $callback!(firesaber_plus, FireSaberPlus, Plus, 4, 6, 6, 4, -3, 3);
+        $callback!(lightsaber_90s, LightSaber90s, Nineties, 2, 10, 3, 13, -5, 5);
+        $callback!(saber_90s, Saber90s, Nineties, 3, 8, 4, 13, -4, 4);
+        $callback!(firesaber_90s, FireSaber90s, Nineties, 4, 6, 6, 13, -3, 3);
+        // uSaber: uniform secrets in [-2, 1], packed with EQ = 12 bits.
+        $callback!(ulightsaber, ULightSaber, Uniform, 2, 10, 3, 12, -2, 1);
+        $callback!(usaber, USaber, Uniform, 3, 8, 4, 12, -2, 1);
+        $callback!(ufiresaber, UFireSaber, Uniform, 4, 6, 6, 12, -2, 1);
+        $callback!(
+            ulightsaber_90s,
+            ULightSaber90s,
+            UniformNineties,
+            2,
+            10,
+            3,
+            12,
+            -2,
+            1
+        );
+        $callback!(usaber_90s, USaber90s, UniformNineties, 3, 8, 4, 12, -2, 1);
+        $callback!(
+            ufiresaber_90s,
+            UFireSaber90s,
+            UniformNineties,
+            4,
+            6,
+            6,
+            12,
+            -2,
+            1
+        );
     };
 }
 
@@ -58,6 +88,9 @@ macro_rules! for_each_same_length_pair {
         $callback!(lightsaber_and_lightsaber_plus, LightSaber, LightSaberPlus);
         $callback!(saber_and_saber_plus, Saber, SaberPlus);
         $callback!(firesaber_and_firesaber_plus, FireSaber, FireSaberPlus);
+        $callback!(lightsaber_and_ulightsaber, LightSaber, ULightSaber);
+        $callback!(saber_and_saber_90s, Saber, Saber90s);
+        $callback!(usaber_and_usaber_90s, USaber, USaber90s);
     };
 }
 
@@ -69,11 +102,24 @@ fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
     h.finalize().into()
 }
 
-/// The rejection key for `ct` under `dk`, from the secret key's encoding: z is its last 32 bytes.
+fn sha256(parts: &[&[u8]]) -> [u8; 32] {
+    let mut h = sha2::Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+/// The rejection key for `ct` under `dk`, from the secret key's encoding: z is its last 32 bytes;
+/// H is SHA-256 for the 90s sets, SHA3-256 otherwise.
 fn rejection_key<P: ParameterSet>(dk: &DecapsulationKey<P>, ct: &[u8]) -> [u8; 32] {
     let sk = dk.to_bytes();
     let z = &sk.as_ref()[sk.as_ref().len() - 32..];
-    sha3_256(&[z, &sha3_256(&[ct])])
+    if P::NAME.ends_with("-90s") {
+        sha256(&[z, &sha256(&[ct])])
+    } else {
+        sha3_256(&[z, &sha3_256(&[ct])])
+    }
 }
 
 /// Bytes of one packed polynomial of b' (10 bits per coefficient).

@@ -17,7 +17,7 @@ mod support;
 use saber_kem::polymul::{DefaultPolyMul, PolyMul};
 use saber_kem::two_worker::{ScopedThreads, TwoWorkers, Workers};
 use saber_kem::{Ciphertext, DecapsulationKey, ParameterSet, SaberKem, Variant};
-use saber_kem::{Plus, Round3};
+use saber_kem::{Nineties, Plus, Round3, Uniform, UniformNineties};
 use sha3::{Digest, Sha3_256};
 use support::drbg::{NistDrbg, kat_seeds};
 use support::kat::{check, format_record};
