@@ -17,12 +17,12 @@
 //! For a parameter set with module rank L and a backend whose public and secret domain
 //! polynomials take `p` and `s` bytes: the expanded encapsulation key holds the public key and
 //! its hash and `(L² + L)·p` bytes of cache; the expanded decapsulation key holds the secret key,
-//! that expanded encapsulation key and `L·s` more. `tests/expanded.rs` checks the figures below
+//! that expanded encapsulation key, `L·s` more and room for the key-generation seed (seed-form keys). `tests/expanded.rs` checks the figures below
 //! (x86_64; `size_of` of the types).
 //!
 //! | backend (p, s) | LightSaber enc / dec | Saber enc / dec | FireSaber enc / dec |
 //! |---|---|---|---|
-//! | `ToomCook` (512, 2304) | 3,776 / 9,952 | 7,168 / 16,384 | 11,584 / 23,840 |
+//! | `ToomCook` (512, 2304) | 3,776 / 10,032 | 7,168 / 16,464 | 11,584 / 23,920 |
 //!
 //! (`ToomCook` keeps public polynomials as they are, so its expanded keys save only the
 //! Keccak work; an NTT backend also skips the forward transforms of A and b.)
