@@ -621,8 +621,10 @@ pub struct DecapsulationKey<P: ParameterSet> {
     pub(crate) secret: P::SecretCpaBytes,
     pub(crate) ek: EncapsulationKey<P>,
     pub(crate) z: [u8; 32],
-    /// seed_A (before hashing) ‖ seed_s, where the key was generated from seeds.
-    pub(crate) seed: Option<[u8; 64]>,
+    /// seed_A (before hashing) ‖ seed_s where `has_seed` (the key was generated from seeds), zero
+    /// otherwise. Not an `Option`: the destructor wipes it without looking at whether it is set.
+    pub(crate) seed: [u8; 64],
+    pub(crate) has_seed: bool,
 }
 
 impl<P: ParameterSet> DecapsulationKey<P> {
@@ -631,7 +633,8 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         secret: P::SecretCpaBytes::ZERO,
         ek: EncapsulationKey::ZERO,
         z: [0; 32],
-        seed: None,
+        seed: [0; 64],
+        has_seed: false,
     };
 
     /// Sets the secret parts from a NIST-layout secret key of the right length (unchecked
@@ -674,7 +677,10 @@ impl<P: ParameterSet> DecapsulationKey<P> {
     /// generation or [`from_seed`](Self::from_seed), `None` for keys decoded from the NIST
     /// encoding. The compact way to store a key (see the type's docs); it is as secret as the key.
     pub fn to_seed(&self) -> Option<zeroize::Zeroizing<[u8; KEY_SEED_BYTES]>> {
-        let seed = self.seed.as_ref()?;
+        if !self.has_seed {
+            return None;
+        }
+        let seed = &self.seed;
         let mut out = zeroize::Zeroizing::new([0u8; KEY_SEED_BYTES]);
         out[..64].copy_from_slice(seed);
         out[64..].copy_from_slice(&self.z);
@@ -683,9 +689,9 @@ impl<P: ParameterSet> DecapsulationKey<P> {
 
     /// Remembers the seeds this key was generated from.
     pub(crate) fn keep_seed(&mut self, seeds: &KeySeeds) {
-        let seed = self.seed.insert([0; 64]);
-        seed[..32].copy_from_slice(&seeds.seed_a);
-        seed[32..].copy_from_slice(&seeds.seed_s);
+        self.seed[..32].copy_from_slice(&seeds.seed_a);
+        self.seed[32..].copy_from_slice(&seeds.seed_s);
+        self.has_seed = true;
     }
 
     /// The borrowed parts, as the FO transform reads them.
@@ -793,9 +799,7 @@ impl<P: ParameterSet> Drop for DecapsulationKey<P> {
         // Slices: one bulk fill each.
         self.secret.as_mut().zeroize();
         self.z.as_mut_slice().zeroize();
-        if let Some(seed) = &mut self.seed {
-            seed.as_mut_slice().zeroize();
-        }
+        self.seed.as_mut_slice().zeroize();
     }
 }
 
@@ -808,6 +812,7 @@ impl<P: ParameterSet> Clone for DecapsulationKey<P> {
             ek: self.ek.clone(),
             z: self.z,
             seed: self.seed,
+            has_seed: self.has_seed,
         }
     }
 }
