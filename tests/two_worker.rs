@@ -20,7 +20,7 @@ use saber_kem::{Ciphertext, DecapsulationKey, ParameterSet, SaberKem, Variant};
 use saber_kem::{Nineties, Plus, Round3, Uniform, UniformNineties};
 use sha3::{Digest, Sha3_256};
 use support::drbg::{NistDrbg, kat_seeds};
-use support::kat::{check, format_record};
+use support::kat::{check, each_record, format_record};
 
 /// One worker taking turns: `second` to completion, then `here`.
 struct InTurn;
@@ -56,10 +56,7 @@ fn records<
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
-    kat_seeds()
-        .iter()
-        .enumerate()
-        .map(|(count, seed)| {
+    each_record(|count, seed| {
             let mut rng = NistDrbg::new(seed);
             let (dk, ek) =
                 SaberKem::<V, L, MU, ET>::try_generate_with_workers(workers, backend, &mut rng)
@@ -71,7 +68,6 @@ where
             assert_eq!(recovered, ss, "decapsulation failed at count {count}");
             format_record(count, seed, &ek, &dk, &ct, &ss)
         })
-        .collect()
 }
 
 macro_rules! kat_sets {

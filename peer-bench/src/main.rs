@@ -408,11 +408,10 @@ fn main() {
             rows.push(saber_kem_row!(format!("saber-kem {}", $name), $ctor));
         };
     }
-    // A closure, so that a backend missing on this CPU can `return` (skip) from it.
-    let mut add_all = || {
-        backends::for_each_backend!(add_backend);
-    };
-    add_all();
+    // The backends this CPU runs; the skipped ones named on standard error.
+    let here = backends::Backends::here();
+    here.report();
+    backends::for_each_backend!(add_backend, here);
     rows.push(plus_row!(
         "saber-kem+ toom-cook",
         saber_kem::polymul::ToomCook

@@ -117,10 +117,15 @@ pub fn records<V: Variant, B: Backend, const L: usize, const MU: usize, const ET
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
+    each_record(|count, seed| record::<V, B, L, MU, ET>(backend, count, seed))
+}
+
+/// The 100 records, `record(count, seed)` for each official KAT seed in order.
+pub fn each_record(mut record: impl FnMut(usize, &[u8; 48]) -> String) -> Vec<String> {
     kat_seeds()
         .iter()
         .enumerate()
-        .map(|(count, seed)| record::<V, B, L, MU, ET>(backend, count, seed))
+        .map(|(count, seed)| record(count, seed))
         .collect()
 }
 
@@ -137,11 +142,7 @@ pub fn records_expanded<
 where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
-    kat_seeds()
-        .iter()
-        .enumerate()
-        .map(|(count, seed)| record_expanded::<V, B, L, MU, ET>(backend, count, seed))
-        .collect()
+    each_record(|count, seed| record_expanded::<V, B, L, MU, ET>(backend, count, seed))
 }
 
 /// `# NAME\n\n` followed by the records.
