@@ -21,6 +21,7 @@
 use core::sync::atomic::{AtomicU8, Ordering};
 
 cpufeatures::new!(avx2_cpuid, "avx2");
+cpufeatures::new!(bmi_cpuid, "bmi1", "bmi2");
 cpufeatures::new!(avx512_f_bw_cpuid, "avx512f", "avx512bw");
 cpufeatures::new!(avx512_f_vl_cpuid, "avx2", "avx512f", "avx512vl");
 
@@ -30,7 +31,7 @@ cpufeatures::new!(avx512_f_vl_cpuid, "avx2", "avx512f", "avx512vl");
 pub enum Isa {
     /// No SIMD paths: the portable code, as on every other target.
     Portable = 0,
-    /// AVX2 paths, no AVX-512 ones.
+    /// AVX2 paths (and the scalar BMI1/BMI2 Keccak), no AVX-512 ones.
     Avx2 = 1,
     /// Every path the CPU runs (no cap).
     Avx512 = 2,
@@ -83,6 +84,13 @@ fn avx2_within(cap: Isa) -> bool {
     cap >= Isa::Avx2 && avx2_cpuid::get()
 }
 
+/// BMI1 and BMI2 (`andn`, `rorx`: the scalar Keccak), at the AVX2 level of the cap: every CPU
+/// with AVX2 has them, and the portable level runs no CPU-specific path at all.
+#[inline]
+fn bmi_within(cap: Isa) -> bool {
+    cap >= Isa::Avx2 && bmi_cpuid::get()
+}
+
 #[inline]
 fn avx512_f_bw_within(cap: Isa) -> bool {
     cap >= Isa::Avx512 && avx512_f_bw_cpuid::get()
@@ -123,6 +131,11 @@ token!(
     avx2_within
 );
 token!(
+    /// Proof that the CPU executes BMI1 and BMI2 instructions.
+    BmiToken,
+    bmi_within
+);
+token!(
     /// Proof that the CPU (and the OS) execute AVX-512 F and BW instructions.
     Avx512BwToken,
     avx512_f_bw_within
@@ -144,6 +157,11 @@ mod tests {
     #[test]
     fn capping_to_portable_makes_every_token_none() {
         assert!(Avx2Token::detect_within(Isa::Portable).is_none());
+        assert!(BmiToken::detect_within(Isa::Portable).is_none());
+        assert_eq!(
+            BmiToken::detect_within(Isa::Avx2).is_some(),
+            bmi_cpuid::get()
+        );
         assert!(Avx512BwToken::detect_within(Isa::Portable).is_none());
         assert!(Avx512VlToken::detect_within(Isa::Portable).is_none());
         assert_eq!(

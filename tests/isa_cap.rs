@@ -24,6 +24,9 @@ fn every_path_follows_the_cap() {
     let avx512 = std::is_x86_feature_detected!("avx512f")
         && std::is_x86_feature_detected!("avx512vl")
         && COMPILED >= Isa::Avx512;
+    let bmi = std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && COMPILED >= Isa::Avx2;
     assert_eq!(isa_cap(), COMPILED);
 
     // Built before the cap: keeps its path.
@@ -47,7 +50,7 @@ fn every_path_follows_the_cap() {
     assert_eq!(isa_cap(), Isa::Avx2.min(COMPILED));
     assert_eq!(Multi::x4().map(Multi::name), avx2.then_some("avx2"));
     assert!(Multi::x8().is_none());
-    assert_eq!(Single::fastest().name(), "crates");
+    assert_eq!(Single::fastest().name(), if bmi { "bmi" } else { "crates" });
     assert_eq!(NttAvx2::new().is_some(), avx2);
     assert_eq!(
         Ntt::new().name(),
@@ -58,6 +61,10 @@ fn every_path_follows_the_cap() {
     cap_isa(Isa::Avx512);
     assert_eq!(isa_cap(), COMPILED);
     assert_eq!(Multi::x8().is_some(), avx512);
-    let fastest = if avx512 { "x4-avx512" } else { "crates" };
+    let fastest = match (avx512, bmi) {
+        (true, _) => "x4-avx512",
+        (false, true) => "bmi",
+        (false, false) => "crates",
+    };
     assert_eq!(Single::fastest().name(), fastest);
 }

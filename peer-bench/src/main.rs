@@ -1,19 +1,24 @@
 //! Times keygen / encaps / decaps of LightSaber, Saber and FireSaber in one run for:
-//! saber-kem with its default backend; saber-kem with each backend of the project's list
-//! (`tests/support/backends.rs`); the expanded keys (A, b and H(pk) cached in the backend's
-//! domain) with `Ntt` and with the default backend; the batch API (batches of eight, default
-//! backend, per operation); saber-kem with a multiplier that does nothing
-//! (what the KEM core costs besides multiplication); Saber+ (LightSaber+, Saber+, FireSaber+ in
-//! the three variant slots) with the default backend and with toom-cook; pqcrypto-saber (PQClean
-//! C, AVX2 picked at run time); the same hash calls through saber-kem's own Keccak; and the
+//! saber-kem with its default backend, uncapped (AVX-512 where present), capped at AVX2
+//! (`default avx2-only`) and at portable code (`default portable`) through
+//! `saber_kem::hazmat::cap_isa`; saber-kem with each backend of the project's list
+//! (`tests/support/backends.rs`; a backend this CPU lacks is skipped with a note); the expanded
+//! keys (A, b and H(pk) cached in the backend's domain) with `Ntt` and with the default backend;
+//! the batch API (batches of eight, default backend, per operation); saber-kem with a multiplier
+//! that does nothing (what the KEM core costs besides multiplication); Saber+ (LightSaber+,
+//! Saber+, FireSaber+ in the three variant slots) with the default backend and with toom-cook;
+//! pqcrypto-saber (PQClean C, AVX2 picked at run time); PQClean's portable C code of the same
+//! package (`pqcrypto-saber clean`); the same hash calls through saber-kem's own Keccak; and the
 //! Keccak floor (the operation's SHAKE128 / SHA3 calls alone, one after the other, through the
-//! `sha3`/`shake` crates: `shared/docs/anchors.md` §5). It prints µs with the ratios ours / pqcrypto-saber and
-//! ours / Keccak floor, then each Saber+ row divided by the round-3 row of the same backend, then
-//! the batch row against the single operations of the default backend.
+//! `sha3`/`shake` crates: `shared/docs/anchors.md` §5). It prints µs with the ratios ours /
+//! pqcrypto-saber, ours / Keccak floor and ours / PQClean clean; then the default backend per
+//! level against its C counterpart (the AVX2 code, or the clean code for the portable level);
+//! then each Saber+ row divided by the round-3 row of the same backend; then the batch row
+//! against the single operations of the default backend.
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
 //! samples, `-- --only default,no-mul` to time only the rows whose names contain one of the
-//! words, besides the two references). Each cell is the minimum over 9 rounds of the median of
+//! words, besides the three references). Each cell is the minimum over 9 rounds of the median of
 //! up to 101 calls (or 15 ms); the rounds of one cell interleave all rows.
 
 use std::convert::Infallible;
@@ -21,6 +26,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use rand_core::{TryCryptoRng, TryRng};
+use saber_kem::hazmat::{Isa, cap_isa, isa_cap};
 use saber_kem::{
     ExpandedDecapsulationKey, FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, Saber,
     SaberPlus,
@@ -237,15 +243,31 @@ macro_rules! time_batch {
 
 macro_rules! default_row {
     ($name:expr, $light:ty, $saber:ty, $fire:ty) => {
+        default_row!($name, Isa::Avx512, $light, $saber, $fire)
+    };
+    ($name:expr, $cap:expr, $light:ty, $saber:ty, $fire:ty) => {
         Row {
             name: $name.to_string(),
-            time: Box::new(|variant, op, calls, budget| match variant {
-                0 => time_default!($light, op, calls, budget),
-                1 => time_default!($saber, op, calls, budget),
-                _ => time_default!($fire, op, calls, budget),
+            time: Box::new(|variant, op, calls, budget| {
+                capped($cap, || match variant {
+                    0 => time_default!($light, op, calls, budget),
+                    1 => time_default!($saber, op, calls, budget),
+                    _ => time_default!($fire, op, calls, budget),
+                })
             }),
         }
     };
+}
+
+/// `f()` with the instruction-set level capped at `cap` (`saber_kem::hazmat::cap_isa`), the cap
+/// restored afterwards, so that the other rows of the cell run uncapped. The default backend and
+/// the hash paths are chosen per operation, so every timed call follows the cap.
+fn capped<T>(cap: Isa, f: impl FnOnce() -> T) -> T {
+    let before = isa_cap();
+    cap_isa(cap);
+    let result = f();
+    cap_isa(before);
+    result
 }
 
 macro_rules! time_default {
@@ -302,6 +324,77 @@ macro_rules! time_pqcrypto {
             ),
         }
     }};
+}
+
+/// PQClean's portable C code of the same package (`pqcrypto_saber::ffi::PQCLEAN_*_CLEAN_*`), which
+/// pqcrypto-saber builds beside the AVX2 code but never calls on AVX2 CPUs.
+macro_rules! time_pqclean {
+    ($kem:ident, $sizes:expr, $op:expr, $calls:expr, $budget:expr) => {{
+        use pqcrypto_saber::ffi;
+        let (_, _, pk_len, ct_len) = $sizes;
+        let (mut pk, mut sk, mut ct, mut ss) = ([0u8; 1312], [0u8; 3040], [0u8; 1472], [0u8; 32]);
+        let (pk, sk, ct) = (&mut pk[..pk_len], &mut sk[..], &mut ct[..ct_len]);
+        paste_pqclean!($kem, keypair, enc, dec);
+        // SAFETY: the buffers are at least the sizes PQClean writes and reads (`SIZES`, the
+        // largest secret key).
+        unsafe {
+            assert_eq!(keypair(pk.as_mut_ptr(), sk.as_mut_ptr()), 0);
+            assert_eq!(enc(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()), 0);
+        }
+        match $op {
+            // SAFETY (all three): as above.
+            0 => median_ns(
+                || unsafe {
+                    black_box(keypair(pk.as_mut_ptr(), sk.as_mut_ptr()));
+                },
+                $calls,
+                $budget,
+            ),
+            1 => median_ns(
+                || unsafe {
+                    black_box(enc(
+                        ct.as_mut_ptr(),
+                        ss.as_mut_ptr(),
+                        black_box(pk.as_ptr()),
+                    ));
+                },
+                $calls,
+                $budget,
+            ),
+            _ => median_ns(
+                || unsafe {
+                    black_box(dec(ss.as_mut_ptr(), black_box(ct.as_ptr()), sk.as_ptr()));
+                },
+                $calls,
+                $budget,
+            ),
+        }
+    }};
+}
+
+/// The three entry points of one PQClean clean parameter set, as local names.
+macro_rules! paste_pqclean {
+    (LIGHTSABER, $k:ident, $e:ident, $d:ident) => {
+        let ($k, $e, $d) = (
+            ffi::PQCLEAN_LIGHTSABER_CLEAN_crypto_kem_keypair,
+            ffi::PQCLEAN_LIGHTSABER_CLEAN_crypto_kem_enc,
+            ffi::PQCLEAN_LIGHTSABER_CLEAN_crypto_kem_dec,
+        );
+    };
+    (SABER, $k:ident, $e:ident, $d:ident) => {
+        let ($k, $e, $d) = (
+            ffi::PQCLEAN_SABER_CLEAN_crypto_kem_keypair,
+            ffi::PQCLEAN_SABER_CLEAN_crypto_kem_enc,
+            ffi::PQCLEAN_SABER_CLEAN_crypto_kem_dec,
+        );
+    };
+    (FIRESABER, $k:ident, $e:ident, $d:ident) => {
+        let ($k, $e, $d) = (
+            ffi::PQCLEAN_FIRESABER_CLEAN_crypto_kem_keypair,
+            ffi::PQCLEAN_FIRESABER_CLEAN_crypto_kem_enc,
+            ffi::PQCLEAN_FIRESABER_CLEAN_crypto_kem_dec,
+        );
+    };
 }
 
 /// Saber's sizes per variant: (L, mu, pk bytes, ct bytes).
@@ -397,6 +490,20 @@ fn main() {
     let mut rows: Vec<Row> = vec![
         default_row!("saber-kem default", LightSaber, Saber, FireSaber),
         default_row!(
+            "saber-kem default avx2-only",
+            Isa::Avx2,
+            LightSaber,
+            Saber,
+            FireSaber
+        ),
+        default_row!(
+            "saber-kem default portable",
+            Isa::Portable,
+            LightSaber,
+            Saber,
+            FireSaber
+        ),
+        default_row!(
             "saber-kem+ default",
             LightSaberPlus,
             SaberPlus,
@@ -449,21 +556,31 @@ fn main() {
         }),
     });
     rows.push(Row {
+        name: "pqcrypto-saber clean".to_string(),
+        time: Box::new(|variant, op, calls, budget| match variant {
+            0 => time_pqclean!(LIGHTSABER, SIZES[0], op, calls, budget),
+            1 => time_pqclean!(SABER, SIZES[1], op, calls, budget),
+            _ => time_pqclean!(FIRESABER, SIZES[2], op, calls, budget),
+        }),
+    });
+    rows.push(Row {
         name: "Keccak floor".to_string(),
         time: Box::new(|variant, op, calls, budget| {
             median_ns(|| keccak_floor(&CRATE_HASHES, variant, op), calls, budget)
         }),
     });
-    // `--only a,b`: keep the rows whose names contain one of the words, and the two references.
+    // `--only a,b`: keep the rows whose names contain one of the words, and the three
+    // references.
     if let Some(only) = std::env::args().skip_while(|a| a != "--only").nth(1) {
-        let references = rows.len() - 2;
+        let references = rows.len() - 3;
         let mut index = 0;
         rows.retain(|row| {
             index += 1;
             index > references || only.split(',').any(|word| row.name.contains(word))
         });
     }
-    let pq = rows.len() - 2;
+    let pq = rows.len() - 3;
+    let clean = rows.len() - 2;
     let floor = rows.len() - 1;
 
     // best[row][variant][op]: the minimum over rounds of the per-round medians. Rounds run per
@@ -485,20 +602,49 @@ fn main() {
 
     let variants = ["LightSaber", "Saber", "FireSaber"];
     println!(
-        "{:<24} {:<11} {:<7} {:>10} {:>10} {:>11}",
-        "implementation", "variant", "op", "µs", "/pqcrypto", "/Keccak fl."
+        "{:<28} {:<11} {:<7} {:>10} {:>10} {:>11} {:>8}",
+        "implementation", "variant", "op", "µs", "/pqcrypto", "/Keccak fl.", "/clean"
     );
     for (r, row) in rows.iter().enumerate() {
         for (v, variant) in variants.iter().enumerate() {
             for (op, op_name) in OPS.iter().enumerate() {
                 let us = best[r][v][op] / 1000.0;
                 println!(
-                    "{:<24} {:<11} {:<7} {:>10.2} {:>10.2} {:>11.2}",
+                    "{:<28} {:<11} {:<7} {:>10.2} {:>10.2} {:>11.2} {:>8.2}",
                     row.name,
                     variant,
                     op_name,
                     us,
                     best[r][v][op] / best[pq][v][op],
+                    best[r][v][op] / best[floor][v][op],
+                    best[r][v][op] / best[clean][v][op],
+                );
+            }
+        }
+    }
+
+    // Issue 18: the default backend per instruction-set level against its C counterpart (the
+    // AVX2 code for the SIMD levels, the portable code for the portable one) and the floor.
+    println!();
+    println!(
+        "{:<28} {:<11} {:<7} {:>10} {:>10} {:>8} {:>11}",
+        "default by level", "variant", "op", "µs", "µs (C)", "/C", "/Keccak fl."
+    );
+    for (suffix, reference) in [("", pq), (" avx2-only", pq), (" portable", clean)] {
+        let name = format!("saber-kem default{suffix}");
+        let Some(r) = rows.iter().position(|row| row.name == name) else {
+            continue;
+        };
+        for (v, variant) in variants.iter().enumerate() {
+            for (op, op_name) in OPS.iter().enumerate() {
+                println!(
+                    "{:<28} {:<11} {:<7} {:>10.2} {:>10.2} {:>8.2} {:>11.2}",
+                    name,
+                    variant,
+                    op_name,
+                    best[r][v][op] / 1000.0,
+                    best[reference][v][op] / 1000.0,
+                    best[r][v][op] / best[reference][v][op],
                     best[r][v][op] / best[floor][v][op],
                 );
             }

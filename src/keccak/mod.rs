@@ -8,8 +8,9 @@
 //!   exposes its 25 words, and cut at the permutations so that both drivers call its steps:
 //! - [`Single`] (`single`): one state at a time, one job to completion or an incremental SHAKE128
 //!   stream, on one of several single-state permutations: the `keccak` crate's (what the `sha3`
-//!   and `shake` crates run), the 32-bit bit-interleaved one of `bits32` (32-bit targets), or one
-//!   state of a four-way vector permutation (x86 with AVX-512);
+//!   and `shake` crates run), the 32-bit bit-interleaved one of `bits32` (32-bit targets), the
+//!   64-bit one compiled with BMI1/BMI2 (`x86_bmi`: x86 with AVX2, no AVX-512), or one state of
+//!   a four-way vector permutation (x86 with AVX-512);
 //! - [`Multi`] (`lanes`): the lane runner, independent jobs spread over the states of a four- or
 //!   eight-way permutation (`multi`: portable, AVX2, AVX-512), where all lanes of a vector
 //!   permutation cost about as much as one.
@@ -32,6 +33,8 @@ mod x4_portable;
 mod avx512;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 mod x4_avx2;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod x86_bmi;
 
 pub use lanes::Multi;
 pub use single::{Shake128Stream, Single};

@@ -25,6 +25,9 @@ enum Permutation1 {
     /// One state of a four-way permutation (x86; the other three permuted along, unused).
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     LaneOfX4(KeccakX4),
+    /// The 64-bit permutation of [`super::x86_bmi`], with BMI1 and BMI2 (x86).
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Bmi(crate::cpu::BmiToken),
 }
 
 impl Single {
@@ -35,12 +38,17 @@ impl Single {
 
     /// The fastest for this target and CPU (`BENCHMARKS.md`, `embedded/RESULTS.md`): on x86
     /// CPUs with AVX-512 (within the instruction-set cap), one state of the AVX-512 four-way
-    /// permutation, which costs less than one `keccak`-crate permutation; on 32-bit targets the
-    /// 32-bit permutation; the `keccak` crate's otherwise.
+    /// permutation, which costs less than one `keccak`-crate permutation; else, with BMI1 and
+    /// BMI2 (within the cap: the AVX2 level), the 64-bit permutation compiled for them; on 32-bit
+    /// targets the 32-bit permutation; the `keccak` crate's otherwise.
     pub fn fastest() -> Self {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         if let Some(keccak) = KeccakX4::avx512() {
             return Self(Permutation1::LaneOfX4(keccak));
+        }
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let Some(token) = crate::cpu::BmiToken::detect() {
+            return Self(Permutation1::Bmi(token));
         }
         if cfg!(target_pointer_width = "32") {
             Self(Permutation1::Bits32)
@@ -50,18 +58,19 @@ impl Single {
     }
 
     /// Every implementation this CPU runs (for tests and benchmarks): the `keccak` crate's, the
-    /// 32-bit one, and one state of each four-way permutation the CPU runs.
+    /// 32-bit one, one state of each four-way permutation the CPU runs, and the BMI one.
     #[cfg(any(test, feature = "hazmat"))]
     pub fn all() -> impl Iterator<Item = Self> {
         let base = [Self::crates(), Self(Permutation1::Bits32)];
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         let base = base
             .into_iter()
-            .chain(KeccakX4::all().map(|keccak| Self(Permutation1::LaneOfX4(keccak))));
+            .chain(KeccakX4::all().map(|keccak| Self(Permutation1::LaneOfX4(keccak))))
+            .chain(crate::cpu::BmiToken::detect().map(|token| Self(Permutation1::Bmi(token))));
         base.into_iter()
     }
 
-    /// `"crates"`, `"bits32"`, or `"x4-<path>"` for a state of a four-way permutation.
+    /// `"crates"`, `"bits32"`, `"bmi"`, or `"x4-<path>"` for a state of a four-way permutation.
     #[cfg(any(test, feature = "hazmat"))]
     pub fn name(self) -> &'static str {
         match self.0 {
@@ -73,6 +82,8 @@ impl Single {
                 "avx2" => "x4-avx2",
                 _ => "x4-portable",
             },
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Permutation1::Bmi(_) => "bmi",
         }
     }
 
@@ -85,12 +96,14 @@ impl Single {
     /// this call only (in a frame of its own, not inlined into the caller's).
     pub fn hash(self, function: Function, parts: &[&[u8]], output: &mut [u8]) {
         match self.0 {
-            Permutation1::Crates => hash_on(CrateState::new, function, parts, output),
+            Permutation1::Crates => hash_on(|| State64::new(Crates), function, parts, output),
             Permutation1::Bits32 => hash_on(Bits32::new, function, parts, output),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Permutation1::LaneOfX4(keccak) => {
                 hash_on(|| LaneOfX4::new(keccak), function, parts, output)
             }
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Permutation1::Bmi(token) => hash_on(|| State64::new(token), function, parts, output),
         }
     }
 
@@ -101,13 +114,15 @@ impl Single {
     pub fn shake128(self, parts: &[&[u8]]) -> Shake128Stream {
         // Zero words written where the stream is kept (from constants: no temporary state),
         // then made fresh and absorbed there.
-        const CRATES: StreamState = StreamState::Crates(CrateState([0; 25]), 0);
+        const CRATES: StreamState = StreamState::Crates(State64::new(Crates), 0);
         const BITS32: StreamState = StreamState::Bits32(Bits32::zero_words(), 0);
         let mut stream = Shake128Stream(match self.0 {
             Permutation1::Crates => CRATES,
             Permutation1::Bits32 => BITS32,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Permutation1::LaneOfX4(keccak) => StreamState::LaneOfX4(LaneOfX4::new(keccak), 0),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Permutation1::Bmi(token) => StreamState::Bmi(State64::new(token), 0),
         });
         if let StreamState::Bits32(state, _) = &mut stream.0 {
             state.complement_lanes();
@@ -141,6 +156,8 @@ impl Single {
             Permutation1::Bits32 => on(Bits32::new(), state, times),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Permutation1::LaneOfX4(keccak) => on(LaneOfX4::new(keccak), state, times),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Permutation1::Bmi(token) => on(State64::new(token), state, times),
         }
     }
 }
@@ -187,53 +204,83 @@ fn squeeze<S: Single1>(state: &mut S, sponge: &mut Sponge, mut out: &mut [u8]) {
     }
 }
 
-/// The `keccak` crate's state and permutation.
-struct CrateState([u64; 25]);
+/// A permutation of 25 plain 64-bit words (the state of [`State64`]).
+trait Kernel64: Copy {
+    fn permute(self, words: &mut [u64; 25]);
+}
 
-impl Words for CrateState {
+/// The `keccak` crate's permutation.
+#[derive(Clone, Copy)]
+struct Crates;
+
+impl Kernel64 for Crates {
+    #[inline(always)]
+    fn permute(self, words: &mut [u64; 25]) {
+        keccak::Keccak::new().with_f1600(|f1600| f1600(words));
+    }
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl Kernel64 for crate::cpu::BmiToken {
+    #[inline(always)]
+    fn permute(self, words: &mut [u64; 25]) {
+        super::x86_bmi::permute(self, words);
+    }
+}
+
+/// A state of 25 plain words and the permutation `K` of them (a zero-sized proof or marker).
+struct State64<K> {
+    words: [u64; 25],
+    kernel: K,
+}
+
+impl<K> State64<K> {
+    const fn new(kernel: K) -> Self {
+        Self {
+            words: [0; 25],
+            kernel,
+        }
+    }
+}
+
+impl<K> Words for State64<K> {
     #[inline(always)]
     fn xor_word(&mut self, index: usize, value: u64) {
-        self.0[index] ^= value;
+        self.words[index] ^= value;
     }
 
     #[inline(always)]
     fn word(&self, index: usize) -> u64 {
-        self.0[index]
+        self.words[index]
     }
 
     #[inline(always)]
     fn xor_words(&mut self, first: usize, words: &[[u8; 8]]) {
-        for (lane, word) in self.0[first..].iter_mut().zip(words) {
+        for (lane, word) in self.words[first..].iter_mut().zip(words) {
             *lane ^= u64::from_le_bytes(*word);
         }
     }
 
     #[inline(always)]
     fn read_words(&self, first: usize, out: &mut [[u8; 8]]) {
-        for (lane, word) in self.0[first..].iter().zip(out) {
+        for (lane, word) in self.words[first..].iter().zip(out) {
             *word = lane.to_le_bytes();
         }
     }
 }
 
-impl CrateState {
-    fn new() -> Self {
-        Self([0; 25])
-    }
-}
-
-impl Single1 for CrateState {
+impl<K: Kernel64> Single1 for State64<K> {
     /// Not inlined (the crate's permutation would be, with its temporaries, into every frame
     /// that handles a stream of any variant).
     #[inline(never)]
     fn permute(&mut self) {
-        keccak::Keccak::new().with_f1600(|f1600| f1600(&mut self.0));
+        self.kernel.permute(&mut self.words);
     }
 }
 
-impl Drop for CrateState {
+impl<K> Drop for State64<K> {
     fn drop(&mut self) {
-        self.0.as_mut_slice().zeroize();
+        self.words.as_mut_slice().zeroize();
     }
 }
 
@@ -304,10 +351,12 @@ pub struct Shake128Stream(StreamState);
 // immaterial; no boxing, the crate has no allocator.
 #[allow(clippy::large_enum_variant)]
 enum StreamState {
-    Crates(CrateState, u8),
+    Crates(State64<Crates>, u8),
     Bits32(Bits32, u8),
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     LaneOfX4(LaneOfX4, u8),
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Bmi(State64<crate::cpu::BmiToken>, u8),
 }
 
 impl Shake128Stream {
@@ -324,6 +373,8 @@ impl Shake128Stream {
             StreamState::Bits32(state, read) => start(state, read, parts),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             StreamState::LaneOfX4(state, read) => start(state, read, parts),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            StreamState::Bmi(state, read) => start(state, read, parts),
         }
     }
 
@@ -339,6 +390,8 @@ impl Shake128Stream {
             StreamState::Bits32(state, read) => on(state, read, out),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             StreamState::LaneOfX4(state, read) => on(state, read, out),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            StreamState::Bmi(state, read) => on(state, read, out),
         }
     }
 }

@@ -1,0 +1,151 @@
+//! Times the kernels of the KEM operations, interleaved in rounds (minimum over rounds of the
+//! median per round), in ns: one Keccak-f\[1600\] permutation of every single-state
+//! implementation and of every multi-way one this CPU runs, one SHAKE128 stream of Saber's matrix
+//! (3744 bytes) per single-state implementation, and the three NTT steps (`prepare`, `mul_acc`,
+//! `finish`) of each NTT path this CPU runs:
+//!
+//! ```sh
+//! cargo run --release --manifest-path peer-bench/Cargo.toml --bin kernels
+//! ```
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use saber_kem::PolyMul;
+use saber_kem::hazmat::keccak::{Multi, Single};
+use saber_kem::polymul::ntt::NttAvx512;
+use saber_kem::polymul::{NttAvx2, NttScalar, Poly, SecretPoly};
+
+/// Median ns per call of `f(times)`, which runs `times` operations.
+fn per_call(mut f: impl FnMut(usize), times: usize) -> f64 {
+    let mut samples: Vec<f64> = (0..31)
+        .map(|_| {
+            let t = Instant::now();
+            f(times);
+            t.elapsed().as_nanos() as f64 / times as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() >> 1]
+}
+
+/// ns of `prepare`, `mul_acc` and `finish` of `backend` (`times` calls each).
+fn ntt_steps<B: PolyMul>(mut backend: B, times: usize) -> [f64; 3] {
+    let mut a = Poly::ZERO;
+    let mut s = SecretPoly::ZERO;
+    for (i, (a, s)) in a.coeffs.iter_mut().zip(s.coeffs.iter_mut()).enumerate() {
+        *a = (i as u16).wrapping_mul(0x9E37) & 0x1FFF;
+        *s = (i as i8 % 11) - 5;
+    }
+    let prepared = backend.prepare(&s);
+    let mut acc = backend.accumulator();
+    [
+        per_call(
+            |n| {
+                for _ in 0..n {
+                    black_box(backend.prepare(black_box(&s)));
+                }
+            },
+            times,
+        ),
+        per_call(
+            |n| {
+                for _ in 0..n {
+                    backend.mul_acc(&mut acc, black_box(&a), &prepared);
+                }
+            },
+            times,
+        ),
+        per_call(
+            |n| {
+                for _ in 0..n {
+                    black_box(backend.finish(black_box(&acc)));
+                }
+            },
+            times,
+        ),
+    ]
+}
+
+fn main() {
+    let singles: Vec<Single> = Single::all().collect();
+    let multis: Vec<Multi> = Multi::all().collect();
+    let avx2 = NttAvx2::new();
+    let avx512 = NttAvx512::new();
+    let mut ntt = [[f64::MAX; 3]; 3];
+    let mut best = vec![f64::MAX; 2 * singles.len() + multis.len()];
+    for _ in 0..15 {
+        for (path, steps) in ntt.iter_mut().enumerate() {
+            let t = match path {
+                0 => ntt_steps(NttScalar, 20),
+                1 => match avx2 {
+                    Some(backend) => ntt_steps(backend, 100),
+                    None => continue,
+                },
+                _ => match avx512 {
+                    Some(backend) => ntt_steps(backend, 100),
+                    None => continue,
+                },
+            };
+            for (best, t) in steps.iter_mut().zip(t) {
+                *best = best.min(t);
+            }
+        }
+        let mut k = 0;
+        for &single in &singles {
+            let mut state = [7u64; 25];
+            let t = per_call(|n| single.permute(black_box(&mut state), n), 200);
+            best[k] = best[k].min(t);
+            k += 1;
+            let mut out = [0u8; 3744];
+            let t = per_call(
+                |n| {
+                    for _ in 0..n {
+                        single.shake128(&[black_box(&[1u8; 32])]).read(&mut out);
+                        black_box(&out);
+                    }
+                },
+                10,
+            );
+            best[k] = best[k].min(t);
+            k += 1;
+        }
+        for &multi in &multis {
+            let mut states = [[7u64; 25]; 8];
+            let t = per_call(|n| multi.permute(black_box(&mut states), n), 100);
+            best[k] = best[k].min(t);
+            k += 1;
+        }
+    }
+    let mut k = 0;
+    for single in &singles {
+        println!(
+            "single {:<12} permutation {:>8.1} ns",
+            single.name(),
+            best[k]
+        );
+        println!(
+            "single {:<12} SHAKE128 A  {:>8.1} ns",
+            single.name(),
+            best[k + 1]
+        );
+        k += 2;
+    }
+    for multi in &multis {
+        println!(
+            "multi  {:<12} permutation {:>8.1} ns ({} states)",
+            multi.name(),
+            best[k],
+            multi.ways()
+        );
+        k += 1;
+    }
+    for (name, steps) in ["ntt-scalar", "ntt-avx2", "ntt-avx512"].iter().zip(ntt) {
+        if steps[0] < f64::MAX {
+            println!(
+                "{name:<19} prepare {:>7.1} ns  mul_acc {:>7.1} ns  finish {:>7.1} ns",
+                steps[0], steps[1], steps[2]
+            );
+        }
+    }
+}
