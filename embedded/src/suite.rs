@@ -10,9 +10,9 @@ use saber_kem::hazmat::keccak::Single;
 use saber_kem::hazmat::{sha3_256, shake128};
 use saber_kem::polymul::{Poly, SecretPoly};
 use saber_kem::{
-    Backend,
-    FireSaber, FireSaberPlus, LightSaber, LightSaberPlus, LowMemory, ParameterSet, PolyMul, Saber,
-    SaberPlus,
+    Backend, FireSaber, FireSaber90s, FireSaberPlus, LightSaber, LightSaber90s, LightSaberPlus,
+    LowMemory, ParameterSet, PolyMul, Saber, Saber90s, SaberPlus, UFireSaber, UFireSaber90s,
+    ULightSaber, ULightSaber90s, USaber, USaber90s,
 };
 
 use crate::platform::{self, ISA, Measurement, outln};
@@ -61,6 +61,15 @@ impl_kem!(
     LightSaber,
     Saber,
     FireSaber,
+    LightSaber90s,
+    Saber90s,
+    FireSaber90s,
+    ULightSaber,
+    USaber,
+    UFireSaber,
+    ULightSaber90s,
+    USaber90s,
+    UFireSaber90s,
     LightSaberPlus,
     SaberPlus,
     FireSaberPlus
@@ -205,6 +214,15 @@ fn run_sets<B: Backend>(backend: &mut B, name: &str, mode: &str) -> bool {
     set!(LightSaber, "LightSaber");
     set!(Saber, "Saber");
     set!(FireSaber, "FireSaber");
+    set!(LightSaber90s, "LightSaber-90s");
+    set!(Saber90s, "Saber-90s");
+    set!(FireSaber90s, "FireSaber-90s");
+    set!(ULightSaber, "uLightSaber");
+    set!(USaber, "uSaber");
+    set!(UFireSaber, "uFireSaber");
+    set!(ULightSaber90s, "uLightSaber-90s");
+    set!(USaber90s, "uSaber-90s");
+    set!(UFireSaber90s, "uFireSaber-90s");
     set!(LightSaberPlus, "LightSaber+");
     set!(SaberPlus, "Saber+");
     set!(FireSaberPlus, "FireSaber+");
