@@ -57,17 +57,17 @@ where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     each_record(|count, seed| {
-            let mut rng = NistDrbg::new(seed);
-            let (dk, ek) =
-                SaberKem::<V, L, MU, ET>::try_generate_with_workers(workers, backend, &mut rng)
-                    .unwrap();
-            let mut m = [0u8; 32];
-            rng.randombytes(&mut m);
-            let (ct, ss) = ek.encapsulate_deterministic_with_workers(workers, backend, &m);
-            let recovered = dk.decapsulate_with_workers(workers, backend, &ct);
-            assert_eq!(recovered, ss, "decapsulation failed at count {count}");
-            format_record(count, seed, &ek, &dk, &ct, &ss)
-        })
+        let mut rng = NistDrbg::new(seed);
+        let (dk, ek) =
+            SaberKem::<V, L, MU, ET>::try_generate_with_workers(workers, backend, &mut rng)
+                .unwrap();
+        let mut m = [0u8; 32];
+        rng.randombytes(&mut m);
+        let (ct, ss) = ek.encapsulate_deterministic_with_workers(workers, backend, &m);
+        let recovered = dk.decapsulate_with_workers(workers, backend, &ct);
+        assert_eq!(recovered, ss, "decapsulation failed at count {count}");
+        format_record(count, seed, &ek, &dk, &ct, &ss)
+    })
 }
 
 macro_rules! kat_sets {

@@ -8,7 +8,8 @@
 //!
 //! Only the calls inside `measured` are counted (key generation and encapsulation of the inputs
 //! are not), so the callgrind total divided by the count is the cost of one operation.
-//! Arguments: variant (`light`, `saber`, `fire`), operation (`keygen`, `encaps`, `decaps`),
+//! Arguments: variant (`light`, `saber`, `fire`; the other sets as `saber-90s`, `usaber`,
+//! `usaber-90s`, `saber+` and likewise for `light` and `fire`), operation (`keygen`, `encaps`, `decaps`),
 //! backend (`default`, `nomul`, `toom`, `ntt-scalar`, `expanded-nomul`, `expanded-toom`,
 //! `expanded-default`;
 //! the `expanded-` ones encapsulate and decapsulate through expanded keys), count.
@@ -117,7 +118,19 @@ macro_rules! per_variant {
             "light" => $run::<saber_kem::Round3, _, 2, 10, 3>($backend, $op, $count),
             "saber" => $run::<saber_kem::Round3, _, 3, 8, 4>($backend, $op, $count),
             "fire" => $run::<saber_kem::Round3, _, 4, 6, 6>($backend, $op, $count),
-            _ => panic!("variant: light, saber or fire"),
+            "light-90s" => $run::<saber_kem::Nineties, _, 2, 10, 3>($backend, $op, $count),
+            "saber-90s" => $run::<saber_kem::Nineties, _, 3, 8, 4>($backend, $op, $count),
+            "fire-90s" => $run::<saber_kem::Nineties, _, 4, 6, 6>($backend, $op, $count),
+            "ulight" => $run::<saber_kem::Uniform, _, 2, 10, 3>($backend, $op, $count),
+            "usaber" => $run::<saber_kem::Uniform, _, 3, 8, 4>($backend, $op, $count),
+            "ufire" => $run::<saber_kem::Uniform, _, 4, 6, 6>($backend, $op, $count),
+            "ulight-90s" => $run::<saber_kem::UniformNineties, _, 2, 10, 3>($backend, $op, $count),
+            "usaber-90s" => $run::<saber_kem::UniformNineties, _, 3, 8, 4>($backend, $op, $count),
+            "ufire-90s" => $run::<saber_kem::UniformNineties, _, 4, 6, 6>($backend, $op, $count),
+            "light+" => $run::<saber_kem::Plus, _, 2, 10, 3>($backend, $op, $count),
+            "saber+" => $run::<saber_kem::Plus, _, 3, 8, 4>($backend, $op, $count),
+            "fire+" => $run::<saber_kem::Plus, _, 4, 6, 6>($backend, $op, $count),
+            _ => panic!("variant: light, saber, fire, each with -90s, u…, u…-90s or +"),
         }
     };
 }
@@ -129,7 +142,9 @@ fn main() {
     let _: [SaberKem<saber_kem::Round3, 4, 6, 6>; 0] = [] as [FireSaber; 0];
     let args: Vec<String> = std::env::args().collect();
     let [_, variant, op, backend, count] = &args[..] else {
-        panic!("usage: opcount <light|saber|fire> <keygen|encaps|decaps> <backend> <count>");
+        panic!(
+            "usage: opcount <light|saber|fire[-90s]|u…|…+> <keygen|encaps|decaps> <backend> <count>"
+        );
     };
     let count: usize = count.parse().expect("count");
     let (variant, op) = (variant.as_str(), op.as_str());
