@@ -12,9 +12,9 @@
 //!
 //! # Equivalence
 //!
-//! Every result is byte-identical to the one-at-a-time call with the same inputs (the batch KATs
-//! in `tests/batch.rs` run all NIST records through this path, on every Keccak path), implicit
-//! rejection included.
+//! Every result is byte-identical to the one-at-a-time call with the same inputs (the batch
+//! KATs in `tests/suite/batch.rs` run all NIST records through this path, on every Keccak path),
+//! implicit rejection included.
 //!
 //! # Randomness
 //!

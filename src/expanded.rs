@@ -18,7 +18,7 @@
 //! polynomials take `p` and `s` bytes: the expanded encapsulation key holds the public key and
 //! its hash and `(L² + L)·p` bytes of cache; the expanded decapsulation key holds the secret key,
 //! that expanded encapsulation key, `L·s` more and room for the key-generation seed (seed-form
-//! keys). `tests/expanded.rs` checks the figures below (x86_64; `size_of` of the types).
+//! keys). `tests/suite/expanded.rs` checks the figures below (x86_64; `size_of` of the types).
 //!
 //! | backend (p, s) | LightSaber enc / dec | Saber enc / dec | FireSaber enc / dec |
 //! |---|---|---|---|

@@ -21,7 +21,7 @@
 //! operation's stack frame: single producer, single consumer, atomic loads and stores only (no
 //! read-modify-write, so it builds for RV32IMC and ARMv6-M as it is), no allocator, no
 //! `unsafe`. Results are byte-identical to the one-worker path (the KATs of every set run
-//! through it in `tests/two_worker.rs`); where the time goes on the ESP32-C3 model is in
+//! through it in `tests/suite/two_worker.rs`); where the time goes on the ESP32-C3 model is in
 //! `docs/esp32-figures.md`.
 //!
 //! # The workers are the application's

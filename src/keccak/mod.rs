@@ -20,7 +20,7 @@
 //!
 //! Every path is tested against the portable permutation and, through both drivers, against the
 //! `sha3` and `shake` crates on every block boundary (unit tests in the submodules;
-//! `tests/batch.rs` also runs the KATs through each lane runner).
+//! `tests/suite/batch.rs` also runs the KATs through each lane runner).
 
 mod bits32;
 mod lanes;

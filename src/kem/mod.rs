@@ -771,7 +771,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
         P::decapsulate::<B, ConstantTimeSelect>(backend, &self.parts(), ct.as_bytes())
     }
 
-    /// Test seam: decapsulation with another key selector (`tests/rejection.rs` and
+    /// Test seam: decapsulation with another key selector (`tests/suite/rejection.rs` and
     /// `tests/ct_valgrind.rs` substitute broken ones to prove that they catch them).
     #[cfg(feature = "hazmat")]
     pub fn decapsulate_with_selector<B: Backend, S: KeySelect>(

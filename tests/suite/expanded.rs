@@ -1,7 +1,7 @@
 //! Expanded keys: the KAT records through expanded encapsulation and decapsulation on every
 //! backend that can cache public operands, implicit rejection, and the documented memory cost.
 
-mod support;
+use crate::support;
 
 use saber_kem::polymul::{Ntt, NttScalar, Schoolbook, ToomCook};
 use saber_kem::{

@@ -1,7 +1,7 @@
 //! The public API: sizes, typed errors instead of panics, malformed keys, round trips, implicit
 //! rejection on every backend, the RustCrypto `kem` traits, redacted `Debug`.
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use saber_kem::{

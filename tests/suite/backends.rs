@@ -1,7 +1,7 @@
 //! Differential tests: every backend equals the schoolbook oracle, on random and extreme inputs,
 //! for single products and for sums of up to four products (the most the KEM accumulates).
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use saber_kem::polymul::{N, Poly, Q_MASK, SECRET_BOUND, SecretPoly};

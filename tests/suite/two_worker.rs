@@ -12,7 +12,7 @@
 //! The ring itself is tested under many interleavings in the crate's unit tests
 //! (`two_worker::handoff`).
 
-mod support;
+use crate::support;
 
 use saber_kem::polymul::{DefaultPolyMul, PolyMul};
 use saber_kem::two_worker::{ScopedThreads, TwoWorkers, Workers};

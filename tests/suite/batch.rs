@@ -4,7 +4,7 @@
 //! rejection. (The lane runner itself is tested against the `sha3`/`shake` crates in the crate's
 //! unit tests.)
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use saber_kem::batch::{KeySeeds, Lanes};

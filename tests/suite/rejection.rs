@@ -19,7 +19,7 @@
 //! For Saber+, when `../shared/kat/SaberPlus/rejection_*.txt` exists, the keys of its tampered
 //! ciphertexts are compared with its `ss_z` column; without `../shared` that check is skipped.
 
-mod support;
+use crate::support;
 
 use saber_kem::batch::Lanes;
 use saber_kem::hazmat::KeySelect;
