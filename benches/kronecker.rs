@@ -7,25 +7,19 @@
 
 use std::hint::black_box;
 
+#[path = "../tests/support/operands.rs"]
+mod operands;
+
+use operands::product_operands;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use saber_kem::hw::esp32_model::kronecker_on_model;
 use saber_kem::hw::esp32_rsa::{Esp32, Esp32C3};
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
-use saber_kem::polymul::{Poly, SecretPoly};
-
-fn inputs() -> (Poly, SecretPoly) {
-    let mut a = Poly::ZERO;
-    let mut s = SecretPoly::ZERO;
-    for i in 0..256 {
-        a.coeffs[i] = (i as u16).wrapping_mul(40_503);
-        s.coeffs[i] = [5, -5, 3, 0, -1, 4, -4, 2][i & 7];
-    }
-    (a, s)
-}
 
 fn product<B: PolyMul>(c: &mut Criterion, name: &str, mut backend: B) {
-    let (a, s) = inputs();
+    let (a, s) = product_operands();
     c.bench_function(&format!("kronecker/product/{name}"), |b| {
         b.iter(|| backend.mul(black_box(&a), black_box(&s)))
     });

@@ -10,7 +10,13 @@ use saber_kem::two_worker::{ScopedThreads, TwoWorkers};
 use saber_kem::{ParameterSet, SaberKem, Variant};
 use std::hint::black_box;
 
-fn bench_set<V: Variant, B: PolyMul + Default, const L: usize, const MU: usize, const ET: usize>(
+fn bench_set<
+    V: Variant,
+    B: PolyMul + Default + Send,
+    const L: usize,
+    const MU: usize,
+    const ET: usize,
+>(
     c: &mut Criterion,
     backend_name: &str,
 ) where
@@ -19,7 +25,7 @@ fn bench_set<V: Variant, B: PolyMul + Default, const L: usize, const MU: usize, 
     type K<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
     let name = K::<V, L, MU, ET>::NAME;
     let backend = &mut B::default();
-    let workers = &mut TwoWorkers::new(ScopedThreads);
+    let workers = &mut TwoWorkers::new(ScopedThreads, B::default());
     let (seed_a, seed_s, z, m) = ([1u8; 32], [2u8; 32], [3u8; 32], [4u8; 32]);
     let (dk, ek) = K::<V, L, MU, ET>::generate_deterministic_with(backend, &seed_a, &seed_s, &z);
     let (ct, _) = ek.encapsulate_deterministic_with(backend, &m);

@@ -16,6 +16,8 @@ use crate::params::Symmetric;
 
 mod sha2aes;
 
+pub use sha2aes::Sha2AesEngines;
+
 /// Which of a family's functions a [`Job`] computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Function {
@@ -85,6 +87,9 @@ pub(crate) struct Hasher {
     single: Single,
     /// The multi-way Keccak whose lanes independent jobs share, if sharing pays.
     lanes: Option<Multi>,
+    /// Hardware engines for the 90s family's SHA-256 and AES keystream, if the caller's backend
+    /// brought them.
+    engines: Option<Sha2AesEngines>,
 }
 
 impl Hasher {
@@ -99,7 +104,14 @@ impl Hasher {
                 Symmetric::Sha3 => Multi::x4_at_single_cost(),
                 Symmetric::Sha2Aes => None,
             },
+            engines: None,
         }
+    }
+
+    /// The same with the 90s family's SHA-256 and AES keystream on `engines` (no effect on the
+    /// SHA-3 family).
+    pub(crate) fn with_engines(self, engines: Option<Sha2AesEngines>) -> Self {
+        Self { engines, ..self }
     }
 
     /// For a group of `count` independent operations, on `lanes` ([`Lanes::fastest`] outside
@@ -113,6 +125,7 @@ impl Hasher {
                 Symmetric::Sha3 => lanes.for_group(count).0,
                 Symmetric::Sha2Aes => None,
             },
+            engines: None,
         }
     }
 
@@ -140,7 +153,7 @@ impl Hasher {
     fn run_one(&self, job: Job<'_>) {
         match self.family {
             Symmetric::Sha3 => self.single.run(job.keccak()),
-            Symmetric::Sha2Aes => sha2aes::hash(job.function, &job.input, job.output),
+            Symmetric::Sha2Aes => sha2aes::hash(job.function, &job.input, job.output, self.engines),
         }
     }
 
@@ -153,7 +166,7 @@ impl Hasher {
             Symmetric::Sha3 => self
                 .single
                 .hash(keccak::Function::Sha3_256, parts, &mut digest),
-            Symmetric::Sha2Aes => sha2aes::hash(Function::H, parts, &mut digest),
+            Symmetric::Sha2Aes => sha2aes::hash(Function::H, parts, &mut digest, self.engines),
         }
         digest
     }
@@ -167,7 +180,7 @@ impl Hasher {
             Symmetric::Sha3 => self
                 .single
                 .hash(keccak::Function::Sha3_512, parts, &mut digest),
-            Symmetric::Sha2Aes => sha2aes::hash(Function::G, parts, &mut digest),
+            Symmetric::Sha2Aes => sha2aes::hash(Function::G, parts, &mut digest, self.engines),
         }
         digest
     }
@@ -179,7 +192,7 @@ impl Hasher {
     pub(crate) fn xof(&self, parts: &[&[u8]]) -> Xof {
         match self.family {
             Symmetric::Sha3 => Xof::Shake(self.single.shake128(parts)),
-            Symmetric::Sha2Aes => Xof::Aes(sha2aes::AesStream::new(parts)),
+            Symmetric::Sha2Aes => Xof::Aes(sha2aes::AesStream::new(parts, self.engines)),
         }
     }
 }

@@ -45,6 +45,7 @@ pub mod two_worker;
 
 pub use error::Error;
 pub use expanded::{ExpandedDecapsulationKey, ExpandedEncapsulationKey};
+pub use hash::Sha2AesEngines;
 pub use kem::{
     Ciphertext, DecapsulationKey, EncapsulationKey, FireSaber, FireSaber90s, FireSaberPlus,
     KEY_SEED_BYTES, LightSaber, LightSaber90s, LightSaberPlus, ParameterSet, Saber, Saber90s,
@@ -55,5 +56,5 @@ pub use params::{
     ByteArray, MatrixDerivation, Nineties, Plus, Round3, SecretLayout, Secrets, Segment, Symmetric,
     Uniform, UniformNineties, Variant,
 };
-pub use pke::{Backend, LowMemory};
+pub use pke::{Accelerated, Backend, LowMemory};
 pub use polymul::{DefaultPolyMul, PolyMul, PolyMulPublic};

@@ -46,7 +46,7 @@ use crate::ct::bytes_equal;
 use crate::encoding::{
     decode_message, decode_secret, encode_message, encode_secret, pack, pack_rounded, unpack,
 };
-use crate::hash::{Hasher, Job};
+use crate::hash::{Hasher, Job, Sha2AesEngines};
 use crate::params::sizes::{self, POLY_P_BYTES};
 use crate::params::{ByteArray, EP, SEED_BYTES, Variant};
 use crate::poly::{N, Poly, SecretPoly};
@@ -63,8 +63,17 @@ use crate::sampling::{
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LowMemory<B>(pub B);
 
+/// A backend with hardware engines for the 90s sets' SHA-256 and AES-256 keystream:
+/// `Accelerated(backend, engines)` wherever a backend is accepted (around a [`PolyMul`] or a
+/// [`LowMemory`]). The one-worker operations hash on the engines (SHA-512, G, stays in software;
+/// the batch, expanded and two-worker paths hash in software); the SHA-3 sets ignore them.
+/// Byte-identical results.
+#[derive(Clone, Copy, Debug)]
+pub struct Accelerated<B>(pub B, pub Sha2AesEngines);
+
 /// What the KEM's `*_with` entry points accept: a multiplication backend with the memory plan
-/// it runs under. Implemented for every [`PolyMul`] (the fast plan) and for [`LowMemory<B>`].
+/// it runs under. Implemented for every [`PolyMul`] (the fast plan), for [`LowMemory<B>`] and for
+/// [`Accelerated<B>`].
 // The sealed-supertrait pattern: users pass backends, only the crate reads the parts.
 #[allow(private_bounds)]
 pub trait Backend: sealed::BackendParts {}
@@ -72,7 +81,7 @@ pub trait Backend: sealed::BackendParts {}
 impl<T: sealed::BackendParts> Backend for T {}
 
 pub(crate) mod sealed {
-    use super::{MemoryPlan, PolyMul};
+    use super::{MemoryPlan, PolyMul, Sha2AesEngines};
 
     /// The parts of a [`Backend`](super::Backend), sealed.
     pub(crate) trait BackendParts {
@@ -82,6 +91,10 @@ pub(crate) mod sealed {
         type Plan: MemoryPlan;
         /// The backend itself.
         fn mul(&mut self) -> &mut Self::Mul;
+        /// The 90s family's hardware engines, if any.
+        fn engines(&self) -> Option<Sha2AesEngines> {
+            None
+        }
     }
 }
 
@@ -98,6 +111,17 @@ impl<B: PolyMul> sealed::BackendParts for LowMemory<B> {
     type Plan = LowMemoryPlan;
     fn mul(&mut self) -> &mut B {
         &mut self.0
+    }
+}
+
+impl<Bk: sealed::BackendParts> sealed::BackendParts for Accelerated<Bk> {
+    type Mul = Bk::Mul;
+    type Plan = Bk::Plan;
+    fn mul(&mut self) -> &mut Bk::Mul {
+        self.0.mul()
+    }
+    fn engines(&self) -> Option<Sha2AesEngines> {
+        Some(self.1)
     }
 }
 
@@ -435,11 +459,27 @@ pub(crate) fn fill_each<T>(slots: &mut [Option<T>], mut make: impl FnMut(usize) 
 pub(crate) trait Operands<B: PolyMul> {
     /// `acc += next · s`.
     fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared);
+
+    /// [`MatrixSource::computed_elsewhere`]: none of a cache's outputs.
+    fn computed_elsewhere(&self, _output: usize) -> bool {
+        false
+    }
+
+    /// [`MatrixSource::finished_output`].
+    fn finished_output(&mut self, _consume: impl FnOnce(&Poly)) {}
 }
 
 impl<B: PolyMul, M: MatrixSource> Operands<B> for M {
     fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared) {
         multiply_with(backend, acc, s, |a| self.next_entry(a));
+    }
+
+    fn computed_elsewhere(&self, output: usize) -> bool {
+        MatrixSource::computed_elsewhere(self, output)
+    }
+
+    fn finished_output(&mut self, consume: impl FnOnce(&Poly)) {
+        MatrixSource::finished_output(self, consume)
     }
 }
 
@@ -725,9 +765,7 @@ fn encode_secret_key<V: Variant, const L: usize>(s: &impl SecretSource, sk: &mut
     }
 }
 
-/// `pack_p(round(Aᵀ·s))` into the front of `pk`: entry A\[i\]\[j\] meets s_i and goes to output j.
-/// Not inlined: the sums and the prepared secret live only in this call.
-#[inline(never)]
+/// `pack_p(round(Aᵀ·s))` into the front of `pk`.
 fn transposed_into_public_key<V: Variant, P: MemoryPlan, B: PolyMul, const L: usize>(
     backend: &mut B,
     matrix: &mut impl MatrixSource,
@@ -735,19 +773,42 @@ fn transposed_into_public_key<V: Variant, P: MemoryPlan, B: PolyMul, const L: us
     pk: &mut [u8],
     scratch: &mut [u8],
 ) {
+    transposed_products::<V, P, B, L>(backend, matrix, s, scratch, |j, b| {
+        pack_rounded::<V>(b, &mut pk[j * POLY_P_BYTES..(j + 1) * POLY_P_BYTES])
+    });
+}
+
+/// `Aᵀ·s`, output j handed to `consume(j, ·)` in increasing j: entry A\[i\]\[j\] meets s_i and
+/// goes to output j. Outputs the matrix source computes elsewhere are skipped and taken finished
+/// from it (the two-worker split, which also runs this for the outputs of its other worker).
+/// Not inlined: the sums and the prepared secret live only in this call.
+#[inline(never)]
+pub(crate) fn transposed_products<V: Variant, P: MemoryPlan, B: PolyMul, const L: usize>(
+    backend: &mut B,
+    matrix: &mut impl MatrixSource,
+    s: &P::Secret<L>,
+    scratch: &mut [u8],
+    mut consume: impl FnMut(usize, &Poly),
+) {
     let mut sums = P::sums::<V, B, L>(backend, scratch);
     let mut slot = None;
     for i in 0..L {
         s.prepare_in(backend, i, &mut slot);
         if let Some(prepared) = &slot {
             for j in 0..L {
-                sums.add_product(backend, j, prepared, |a| matrix.next_entry(a));
+                if !matrix.computed_elsewhere(j) {
+                    sums.add_product(backend, j, prepared, |a| matrix.next_entry(a));
+                }
             }
         }
     }
     wipe_slot(&mut slot);
-    for (j, out) in pk.chunks_exact_mut(POLY_P_BYTES).take(L).enumerate() {
-        sums.finish(backend, j, |b| pack_rounded::<V>(b, out));
+    for j in 0..L {
+        if matrix.computed_elsewhere(j) {
+            matrix.finished_output(|b| consume(j, b));
+        } else {
+            sums.finish(backend, j, |b| consume(j, b));
+        }
     }
 }
 
@@ -784,22 +845,14 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     sink: &mut CiphertextSink<'_>,
 ) {
     let mut slot = None;
-    for i in 0..L {
-        // b'_i = Σ_j A[i][j]·s'_j
-        sum_of_products::<B, L>(
-            backend,
-            |backend, acc, j| {
-                s.with_prepared(backend, j, &mut slot, |b, s_j| {
-                    matrix.mul_acc_next(b, acc, s_j)
-                })
-            },
-            |row| {
-                sink.put(i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES, |out| {
-                    pack_rounded::<V>(row, out)
-                })
-            },
-        );
-    }
+    let put_row = |sink: &mut CiphertextSink<'_>, i: usize, row: &Poly| {
+        sink.put(i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES, |out| {
+            pack_rounded::<V>(row, out)
+        })
+    };
+    matrix_rows::<B, L>(backend, matrix, s, &mut slot, |i, row| {
+        put_row(sink, i, row)
+    });
     // v' = bᵀ·s', carrying the message into c_m.
     let c_m = L * POLY_P_BYTES..L * POLY_P_BYTES + sizes::packed(ET as u32);
     sum_of_products::<B, L>(
@@ -812,6 +865,37 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
         |v| sink.put(c_m, |out| encode_message::<V, ET>(v, m, out)),
     );
     wipe_slot(&mut slot);
+    // The rows another worker computed (the two-worker split), once this one's work is done.
+    for i in 0..L {
+        if matrix.computed_elsewhere(i) {
+            matrix.finished_output(|row| put_row(sink, i, row));
+        }
+    }
+}
+
+/// The rows `b'_i = Σ_j A[i][j]·s'_j` of `A·s'` that are computed here, each handed to
+/// `consume(i, ·)`; rows the matrix source computes elsewhere are skipped (the two-worker split,
+/// which also runs this for the rows of its other worker). `slot` as for
+/// [`SecretOperands::with_prepared`].
+pub(crate) fn matrix_rows<B: PolyMul, const L: usize>(
+    backend: &mut B,
+    matrix: &mut impl Operands<B>,
+    s: &mut impl SecretOperands<B>,
+    slot: &mut Option<B::Prepared>,
+    mut consume: impl FnMut(usize, &Poly),
+) {
+    for i in 0..L {
+        if matrix.computed_elsewhere(i) {
+            continue;
+        }
+        sum_of_products::<B, L>(
+            backend,
+            |backend, acc, j| {
+                s.with_prepared(backend, j, slot, |b, s_j| matrix.mul_acc_next(b, acc, s_j))
+            },
+            |row| consume(i, row),
+        );
+    }
 }
 
 /// Saber.PKE.Dec (Algorithm 3): `v = b'ᵀ·s`, the message from `v` and `c_m`.

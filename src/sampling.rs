@@ -189,6 +189,19 @@ pub(crate) fn secret_job<'a>(seed: &'a [u8], out: &'a mut [u8]) -> Job<'a> {
 pub(crate) trait MatrixSource {
     /// Writes the next entry (coefficients in `[0, q)`).
     fn next_entry(&mut self, out: &mut Poly);
+
+    /// Whether output `i` of the products with this matrix (row i of `A·s'` in encryption,
+    /// column i of `Aᵀ·s` in key generation) is computed by another worker (the two-worker
+    /// split, `crate::two_worker`): its products are skipped here and the finished output is
+    /// taken with [`finished_output`](Self::finished_output). Fixed by the split's schedule,
+    /// never by data.
+    fn computed_elsewhere(&self, _output: usize) -> bool {
+        false
+    }
+
+    /// Hands the next output computed elsewhere to `consume` (outputs in increasing index, after
+    /// every entry multiplied here). A source whose outputs are all computed here has none.
+    fn finished_output(&mut self, _consume: impl FnOnce(&Poly)) {}
 }
 
 /// Polynomials of `bits`-bit coefficients read one after the other from a byte stream: A from

@@ -10,10 +10,18 @@
 //! coprocessor work per operation.
 //!
 //! Two workers: every operation of every set runs once more through `saber_kem::two_worker`
-//! with [`InTurn`] workers (worker 1 to completion, then worker 2, on this one hart, with a
-//! hand-off of the whole matrix) and must give the same bytes, implicit rejection included. The
-//! harness times each worker between the marks `join` sets and at each hand-off point, and
-//! computes from them the critical path of the two workers running at once (`esp32c3.py`).
+//! with [`Marked`] workers (the crate's `InTurn`: worker 1 to completion, then worker 2, on this
+//! one hart, with a hand-off of the whole matrix) and must give the same bytes, implicit
+//! rejection included. Worker 2 has the RSA coprocessor (Kronecker backend) or the NTT
+//! (`NttLowStack`, RV32IM assembly); worker 1 has the NTT. The harness times each worker between
+//! the marks `join` sets and at each hand-off point, and computes from them the critical path
+//! of the two workers running at once (`esp32c3.py`). The NTT also runs every operation on one
+//! worker, for the single-worker figures of that backend.
+//!
+//! The 90s sets: every operation of the six on the NTT with SHA-256 and AES-256 in software and
+//! on the SHA and AES accelerators (`saber_kem::Accelerated`, the drivers at their real
+//! addresses), which must give the same bytes; marked for the harness's figures with and without
+//! the engines.
 //!
 //! Prints `emu: N passed, M failed` and exits through `emu_exit`.
 #![no_std]
@@ -21,15 +29,17 @@
 
 use core::fmt::Write;
 
+use saber_kem::hw::esp32_rsa::Esp32C3;
 use saber_kem::hw::esp32_rsa::{Esp32Rsa, TargetChip};
 use saber_kem::hw::volatile::{VolatileMmio, enable_clock_and_memory};
+use saber_kem::hw::volatile::{enable_sha_aes, sha2aes_engines};
 use saber_kem::polymul::kronecker::BigMul;
-use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
+use saber_kem::polymul::{Kronecker, NttLowStack, PolyMul, Schoolbook, SoftwareBigMul};
 use saber_kem::polymul::{Poly, SecretPoly};
-use saber_kem::two_worker::{TwoWorkers, Workers};
+use saber_kem::two_worker::{InTurn, Schedule, TwoWorkers, Workers};
 use saber_kem::{
-    Ciphertext, DecapsulationKey, EncapsulationKey, ParameterSet, Plus, Round3, SaberKem,
-    SharedSecret, Variant,
+    Accelerated, Backend, Ciphertext, DecapsulationKey, EncapsulationKey, Nineties, ParameterSet,
+    Plus, Round3, SaberKem, Sha2AesEngines, SharedSecret, UniformNineties, Variant,
 };
 
 core::arch::global_asm!(
@@ -98,16 +108,16 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
 
 type Rsa = Esp32Rsa<VolatileMmio<TargetChip>, TargetChip>;
 
-/// Marks that [`InTurn::join`] sets: worker 1 starts, worker 2 starts, both are done.
+/// Marks that [`Marked::join`] sets: worker 1 starts, worker 2 starts, both are done.
 const WORKER_1: u32 = 1001;
 const WORKER_2: u32 = 1002;
 const JOINED: u32 = 1003;
 
-/// Two workers on one hart, taking turns: worker 1 to completion, then worker 2 (the hand-off
-/// holds the whole matrix), each bracketed by marks so that the harness can time them apart.
-struct InTurn;
+/// The crate's [`InTurn`] (worker 1 to completion, then worker 2), each worker bracketed by
+/// marks so that the harness can time them apart.
+struct Marked;
 
-impl Workers for InTurn {
+impl Workers for Marked {
     const IN_TURN: bool = true;
 
     fn join<A, RA, B, RB>(&mut self, second: A, here: B) -> (RA, RB)
@@ -117,16 +127,21 @@ impl Workers for InTurn {
         B: FnOnce() -> RB,
     {
         emu_mark(WORKER_1);
-        let second = second();
-        emu_mark(WORKER_2);
-        let here = here();
+        let joined = InTurn.join(
+            || {
+                let second = second();
+                emu_mark(WORKER_2);
+                second
+            },
+            here,
+        );
         emu_mark(JOINED);
-        (second, here)
+        joined
     }
 }
 
-/// A hand-off of 16 entries: the largest matrix (FireSaber's).
-type Split = TwoWorkers<InTurn, 16>;
+/// A hand-off of 16 entries (the largest matrix, FireSaber's); the NTT on worker 1.
+type Split = TwoWorkers<Marked, NttLowStack, 16>;
 
 struct Tally {
     passed: u32,
@@ -245,8 +260,8 @@ type Keys<V, const L: usize, const MU: usize, const ET: usize> = (
 );
 
 #[inline(never)]
-fn generate<V: Variant, const L: usize, const MU: usize, const ET: usize>(
-    backend: &mut Kronecker<Rsa>,
+fn generate<B: Backend, V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
     seed_a: &[u8; 32],
     seed_s: &[u8; 32],
     z: &[u8; 32],
@@ -258,8 +273,8 @@ where
 }
 
 #[inline(never)]
-fn encapsulate<V: Variant, const L: usize, const MU: usize, const ET: usize>(
-    backend: &mut Kronecker<Rsa>,
+fn encapsulate<B: Backend, V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
     ek: &EncapsulationKey<SaberKem<V, L, MU, ET>>,
     m: &[u8; 32],
 ) -> (Ciphertext<SaberKem<V, L, MU, ET>>, SharedSecret)
@@ -270,8 +285,8 @@ where
 }
 
 #[inline(never)]
-fn decapsulate<V: Variant, const L: usize, const MU: usize, const ET: usize>(
-    backend: &mut Kronecker<Rsa>,
+fn decapsulate<B: Backend, V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    backend: &mut B,
     dk: &DecapsulationKey<SaberKem<V, L, MU, ET>>,
     ct: &Ciphertext<SaberKem<V, L, MU, ET>>,
 ) -> SharedSecret
@@ -282,9 +297,9 @@ where
 }
 
 #[inline(never)]
-fn generate_split<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+fn generate_split<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: usize>(
     workers: &mut Split,
-    backend: &mut Kronecker<Rsa>,
+    backend: &mut B,
     seed_a: &[u8; 32],
     seed_s: &[u8; 32],
     z: &[u8; 32],
@@ -298,9 +313,9 @@ where
 }
 
 #[inline(never)]
-fn encapsulate_split<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+fn encapsulate_split<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: usize>(
     workers: &mut Split,
-    backend: &mut Kronecker<Rsa>,
+    backend: &mut B,
     ek: &EncapsulationKey<SaberKem<V, L, MU, ET>>,
     m: &[u8; 32],
 ) -> (Ciphertext<SaberKem<V, L, MU, ET>>, SharedSecret)
@@ -311,9 +326,9 @@ where
 }
 
 #[inline(never)]
-fn decapsulate_split<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+fn decapsulate_split<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: usize>(
     workers: &mut Split,
-    backend: &mut Kronecker<Rsa>,
+    backend: &mut B,
     dk: &DecapsulationKey<SaberKem<V, L, MU, ET>>,
     ct: &Ciphertext<SaberKem<V, L, MU, ET>>,
 ) -> SharedSecret
@@ -323,91 +338,205 @@ where
     dk.decapsulate_with_workers(workers, backend, ct)
 }
 
-/// One KEM round trip on the coprocessor (marked for the harness: 10·k + 1 key generation,
-/// + 2 encapsulation, + 3 decapsulation, + 4 end), compared with the schoolbook backend; then
-/// the same operations on two workers (marks 100 + 10·k + …), compared with the one-worker
-/// results.
-fn check_kem<V: Variant, const L: usize, const MU: usize, const ET: usize>(
-    name: &str,
-    id: u32,
-    backend: &mut Kronecker<Rsa>,
-    tally: &mut Tally,
-) where
+/// The keys, ciphertext and shared secrets of one round trip, and the rejection key of a
+/// tampered ciphertext.
+struct RoundTrip<V: Variant, const L: usize, const MU: usize, const ET: usize>
+where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
-    type P<V, const L: usize, const MU: usize, const ET: usize> = SaberKem<V, L, MU, ET>;
-    let seed_a = [0x11u8; 32];
-    let seed_s = [0x22u8; 32];
-    let z = [0x33u8; 32];
-    let m = [0x44u8; 32];
-    // Each operation runs in its own non-inlined function, so that the stack it uses lies below
-    // the stack pointer seen at the mark before it.
-    emu_mark(10 * id + 1);
-    let (dk, ek) = core::hint::black_box(generate::<V, L, MU, ET>)(backend, &seed_a, &seed_s, &z);
-    emu_mark(10 * id + 2);
-    let (ct, ss) = core::hint::black_box(encapsulate::<V, L, MU, ET>)(backend, &ek, &m);
-    emu_mark(10 * id + 3);
-    let ss_dec = core::hint::black_box(decapsulate::<V, L, MU, ET>)(backend, &dk, &ct);
-    emu_mark(10 * id + 4);
-    tally.check(
-        ss == ss_dec,
-        format_args!("{name}: decapsulated secret equals encapsulated"),
-    );
+    dk: DecapsulationKey<SaberKem<V, L, MU, ET>>,
+    ek: EncapsulationKey<SaberKem<V, L, MU, ET>>,
+    ct: Ciphertext<SaberKem<V, L, MU, ET>>,
+    ss: SharedSecret,
+    tampered: Ciphertext<SaberKem<V, L, MU, ET>>,
+    rejected: SharedSecret,
+}
 
-    let (dk_ref, ek_ref) =
-        P::<V, L, MU, ET>::generate_deterministic_with(&mut Schoolbook, &seed_a, &seed_s, &z);
-    let (ct_ref, ss_ref) = ek_ref.encapsulate_deterministic_with(&mut Schoolbook, &m);
-    tally.check(
-        ek == ek_ref,
-        format_args!("{name}: public key equals schoolbook's"),
+const SEED_A: [u8; 32] = [0x11; 32];
+const SEED_S: [u8; 32] = [0x22; 32];
+const Z: [u8; 32] = [0x33; 32];
+const M: [u8; 32] = [0x44; 32];
+
+/// The round trip on the schoolbook backend, the reference of the others.
+fn reference<V: Variant, const L: usize, const MU: usize, const ET: usize>()
+-> RoundTrip<V, L, MU, ET>
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let (dk, ek) = SaberKem::<V, L, MU, ET>::generate_deterministic_with(
+        &mut Schoolbook,
+        &SEED_A,
+        &SEED_S,
+        &Z,
     );
-    tally.check(
-        dk.to_bytes().as_ref() == dk_ref.to_bytes().as_ref(),
-        format_args!("{name}: secret key equals schoolbook's"),
-    );
-    tally.check(
-        ct == ct_ref,
-        format_args!("{name}: ciphertext equals schoolbook's"),
-    );
-    tally.check(
-        ss == ss_ref,
-        format_args!("{name}: shared secret equals schoolbook's"),
-    );
-    // A modified ciphertext must decapsulate to a different (implicit-rejection) secret.
+    let (ct, ss) = ek.encapsulate_deterministic_with(&mut Schoolbook, &M);
     let mut bad = [0u8; 2048];
     let len = ct.as_bytes().len();
     bad[..len].copy_from_slice(ct.as_bytes());
     bad[7] ^= 1;
-    let rejected = dk.decapsulate_slice(&bad[..len]).expect("length is right");
+    let tampered = Ciphertext::from_bytes(&bad[..len]).expect("length is right");
+    let rejected = dk.decapsulate_with(&mut Schoolbook, &tampered);
+    RoundTrip {
+        dk,
+        ek,
+        ct,
+        ss,
+        tampered,
+        rejected,
+    }
+}
+
+/// One KEM round trip on `backend` (marked for the harness: base + 10·k + 1 key generation,
+/// + 2 encapsulation, + 3 decapsulation, + 4 end), compared with the reference; then the same
+/// operations on two workers with `backend` on worker 2 (marks base + 100 + 10·k + …), and the
+/// rejection of a tampered ciphertext on both paths.
+fn check_kem<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    name: &str,
+    mark: u32,
+    backend: &mut B,
+    schedule: Schedule,
+    want: &RoundTrip<V, L, MU, ET>,
+    tally: &mut Tally,
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let backend_name = backend.name();
+    let (dk, ek, ct, ss, ss_dec) = marked_operations::<B, V, L, MU, ET>(mark, backend);
     tally.check(
-        rejected != ss,
-        format_args!("{name}: tampered ciphertext is rejected"),
+        ek == want.ek && dk.to_bytes().as_ref() == want.dk.to_bytes().as_ref(),
+        format_args!("{name} on {backend_name}: keys equal schoolbook's"),
+    );
+    tally.check(
+        ct == want.ct && ss == want.ss && ss_dec == want.ss,
+        format_args!("{name} on {backend_name}: ciphertext and shared secrets equal schoolbook's"),
+    );
+    tally.check(
+        dk.decapsulate_with(backend, &want.tampered) == want.rejected,
+        format_args!("{name} on {backend_name}: tampered ciphertext is rejected"),
     );
 
-    let workers = &mut TwoWorkers::with_slots(InTurn);
-    emu_mark(100 + 10 * id + 1);
-    let (dk2, ek2) = core::hint::black_box(generate_split::<V, L, MU, ET>)(
-        workers, backend, &seed_a, &seed_s, &z,
+    let workers = &mut Split::with_slots(Marked, NttLowStack).with_schedule(schedule);
+    emu_mark(mark + 101);
+    let (dk2, ek2) = core::hint::black_box(generate_split::<B, V, L, MU, ET>)(
+        workers, backend, &SEED_A, &SEED_S, &Z,
     );
-    emu_mark(100 + 10 * id + 2);
+    emu_mark(mark + 102);
     let (ct2, ss2) =
-        core::hint::black_box(encapsulate_split::<V, L, MU, ET>)(workers, backend, &ek, &m);
-    emu_mark(100 + 10 * id + 3);
+        core::hint::black_box(encapsulate_split::<B, V, L, MU, ET>)(workers, backend, &ek, &M);
+    emu_mark(mark + 103);
     let ss2_dec =
-        core::hint::black_box(decapsulate_split::<V, L, MU, ET>)(workers, backend, &dk, &ct);
-    emu_mark(100 + 10 * id + 4);
+        core::hint::black_box(decapsulate_split::<B, V, L, MU, ET>)(workers, backend, &dk, &ct);
+    emu_mark(mark + 104);
     tally.check(
-        ek2 == ek && dk2.to_bytes().as_ref() == dk.to_bytes().as_ref(),
-        format_args!("{name}: two workers generate the same keys"),
+        ek2 == want.ek && dk2.to_bytes().as_ref() == want.dk.to_bytes().as_ref(),
+        format_args!("{name} on {backend_name}: two workers generate the same keys"),
+    );
+    tally.check(
+        ct2 == want.ct && ss2 == want.ss && ss2_dec == want.ss,
+        format_args!(
+            "{name} on {backend_name}: two workers encapsulate and decapsulate the same bytes"
+        ),
+    );
+    tally.check(
+        decapsulate_split::<B, V, L, MU, ET>(workers, backend, &dk, &want.tampered)
+            == want.rejected,
+        format_args!("{name} on {backend_name}: two workers reject the tampered ciphertext alike"),
+    );
+}
+
+/// Key generation, encapsulation and decapsulation on `backend`, marked for the harness from
+/// `mark` (+ 1 key generation, + 2 encapsulation, + 3 decapsulation, + 4 end): the keys, the
+/// ciphertext, and the shared secret of both sides.
+#[allow(clippy::type_complexity)]
+fn marked_operations<B: Backend, V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    mark: u32,
+    backend: &mut B,
+) -> (
+    DecapsulationKey<SaberKem<V, L, MU, ET>>,
+    EncapsulationKey<SaberKem<V, L, MU, ET>>,
+    Ciphertext<SaberKem<V, L, MU, ET>>,
+    SharedSecret,
+    SharedSecret,
+)
+where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    // Each operation runs in its own non-inlined function, so that the stack it uses lies below
+    // the stack pointer seen at the mark before it.
+    emu_mark(mark + 1);
+    let (dk, ek) =
+        core::hint::black_box(generate::<B, V, L, MU, ET>)(backend, &SEED_A, &SEED_S, &Z);
+    emu_mark(mark + 2);
+    let (ct, ss) = core::hint::black_box(encapsulate::<B, V, L, MU, ET>)(backend, &ek, &M);
+    emu_mark(mark + 3);
+    let ss_dec = core::hint::black_box(decapsulate::<B, V, L, MU, ET>)(backend, &dk, &ct);
+    emu_mark(mark + 4);
+    (dk, ek, ct, ss, ss_dec)
+}
+
+/// Marks of the 90s sets' operations on the NTT in software start here, on the SHA and AES
+/// accelerators at `ENGINE_MARKS`.
+const NINETIES_MARKS: u32 = 400;
+const ENGINE_MARKS: u32 = 500;
+
+/// A 90s set on the NTT (set k's operations marked from 10·k): with SHA-256 and AES in
+/// software, then on the accelerators, which must give the same bytes (the software path is the
+/// one the KATs check on the host), implicit rejection included.
+fn check_nineties<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    name: &str,
+    k: u32,
+    engines: Sha2AesEngines,
+    tally: &mut Tally,
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let software = &mut NttLowStack;
+    let (dk, ek, ct, ss, ss_dec) =
+        marked_operations::<_, V, L, MU, ET>(NINETIES_MARKS + 10 * k, software);
+    let accelerated = &mut Accelerated(NttLowStack, engines);
+    let (dk2, ek2, ct2, ss2, ss2_dec) =
+        marked_operations::<_, V, L, MU, ET>(ENGINE_MARKS + 10 * k, accelerated);
+    tally.check(
+        ss == ss_dec && ek2 == ek && dk2.to_bytes().as_ref() == dk.to_bytes().as_ref(),
+        format_args!("{name}: keys on the SHA and AES accelerators equal software's"),
     );
     tally.check(
         ct2 == ct && ss2 == ss && ss2_dec == ss,
-        format_args!("{name}: two workers encapsulate and decapsulate the same bytes"),
+        format_args!("{name}: ciphertext and secrets on the accelerators equal software's"),
     );
+    let mut bad = [0u8; 2048];
+    let len = ct.as_bytes().len();
+    bad[..len].copy_from_slice(ct.as_bytes());
+    bad[len - 1] ^= 1;
     let tampered = Ciphertext::from_bytes(&bad[..len]).expect("length is right");
+    let rejected = dk.decapsulate_with(software, &tampered);
     tally.check(
-        decapsulate_split::<V, L, MU, ET>(workers, backend, &dk, &tampered) == rejected,
-        format_args!("{name}: two workers reject the tampered ciphertext alike"),
+        rejected != ss && dk.decapsulate_with(accelerated, &tampered) == rejected,
+        format_args!("{name}: the accelerators reject the tampered ciphertext alike"),
+    );
+}
+
+/// Marks of the NTT's operations start here (the coprocessor's at 0).
+const NTT_MARKS: u32 = 200;
+
+/// A set on both backends: set k's operations are marked from 10·k.
+fn check_set<V: Variant, const L: usize, const MU: usize, const ET: usize>(
+    name: &str,
+    k: u32,
+    rsa: &mut Kronecker<Rsa>,
+    tally: &mut Tally,
+) where
+    SaberKem<V, L, MU, ET>: ParameterSet,
+{
+    let want = reference::<V, L, MU, ET>();
+    check_kem(name, 10 * k, rsa, Schedule::default(), &want, tally);
+    check_kem(
+        name,
+        NTT_MARKS + 10 * k,
+        &mut NttLowStack,
+        Schedule::CHEAP_PRODUCTS,
+        &want,
+        tally,
     );
 }
 
@@ -429,12 +558,25 @@ extern "C" fn firmware_main() -> ! {
     let mut backend = Kronecker::new(rsa);
     check_poly_products(&mut backend, &mut tally);
     emu_mark(3);
-    check_kem::<Round3, 2, 10, 3>("LightSaber", 1, &mut backend, &mut tally);
-    check_kem::<Round3, 3, 8, 4>("Saber", 2, &mut backend, &mut tally);
-    check_kem::<Round3, 4, 6, 6>("FireSaber", 3, &mut backend, &mut tally);
-    check_kem::<Plus, 2, 10, 3>("LightSaber+", 4, &mut backend, &mut tally);
-    check_kem::<Plus, 3, 8, 4>("Saber+", 5, &mut backend, &mut tally);
-    check_kem::<Plus, 4, 6, 6>("FireSaber+", 6, &mut backend, &mut tally);
+    check_set::<Round3, 2, 10, 3>("LightSaber", 1, &mut backend, &mut tally);
+    check_set::<Round3, 3, 8, 4>("Saber", 2, &mut backend, &mut tally);
+    check_set::<Round3, 4, 6, 6>("FireSaber", 3, &mut backend, &mut tally);
+    check_set::<Plus, 2, 10, 3>("LightSaber+", 4, &mut backend, &mut tally);
+    check_set::<Plus, 3, 8, 4>("Saber+", 5, &mut backend, &mut tally);
+    check_set::<Plus, 4, 6, 6>("FireSaber+", 6, &mut backend, &mut tally);
+    // SAFETY: nothing else on this (emulated) chip uses the SHA and AES accelerators or the
+    // clock registers; single-threaded firmware, no interrupts; the two-worker split (which would
+    // run engines on two workers) never gets them.
+    let engines = unsafe {
+        enable_sha_aes::<Esp32C3>();
+        sha2aes_engines::<Esp32C3>()
+    };
+    check_nineties::<Nineties, 2, 10, 3>("LightSaber-90s", 1, engines, &mut tally);
+    check_nineties::<Nineties, 3, 8, 4>("Saber-90s", 2, engines, &mut tally);
+    check_nineties::<Nineties, 4, 6, 6>("FireSaber-90s", 3, engines, &mut tally);
+    check_nineties::<UniformNineties, 2, 10, 3>("uLightSaber-90s", 4, engines, &mut tally);
+    check_nineties::<UniformNineties, 3, 8, 4>("uSaber-90s", 5, engines, &mut tally);
+    check_nineties::<UniformNineties, 4, 6, 6>("uFireSaber-90s", 6, engines, &mut tally);
     let fault = backend.engine_mut().take_fault();
     tally.check(
         fault.is_none(),

@@ -7,6 +7,14 @@
 //! The `aes` crate is constant time on every target: AES-NI where the CPU has it (detected at run
 //! time), bit-sliced ("fixsliced") software otherwise; its key schedules are wiped on drop (its
 //! `zeroize` feature), as are the `sha2` states and the `ctr` keystream buffer.
+//!
+//! # Hardware engines
+//!
+//! This is the one place where the 90s family can leave software: with [`Sha2AesEngines`]
+//! (brought by the caller's backend, `crate::Accelerated`), SHA-256 and the AES-256 keystream
+//! run on them, e.g. on the ESP32's SHA and AES accelerators (`crate::hw::esp32_sha_aes`).
+//! SHA-512 (G) always runs here in software: the ESP32-C3's SHA engine has no SHA-512. An engine
+//! that fails returns false and the same bytes are computed here instead.
 
 use aes::Aes256Enc;
 use ctr::cipher::{KeyIvInit, StreamCipher, StreamCipherSeek};
@@ -22,13 +30,39 @@ type Aes256Ctr = ctr::Ctr32BE<Aes256Enc>;
 /// The counter block before the first block: the reference's all-zero 12-byte nonce and counter 0.
 const START: [u8; 16] = [0; 16];
 
+/// Engines for the 90s family's SHA-256 and AES-256 keystream, as plain functions (so that the
+/// hash layer holds them by value: they may run on every worker and in every operation without
+/// borrowing the backend that brought them). Each returns false if the engine failed; the hash
+/// layer then computes the same bytes in software.
+#[derive(Clone, Copy, Debug)]
+pub struct Sha2AesEngines {
+    /// SHA-256 of the concatenation of the parts into the digest.
+    pub sha256: fn(parts: &[&[u8]], digest: &mut [u8; 32]) -> bool,
+    /// The AES-256-CTR keystream of `key` (counter block = twelve zero bytes ‖ a 32-bit
+    /// big-endian block number from 0) from byte `position` on, into all of `out`.
+    pub aes256_ctr: fn(key: &[u8; 32], position: u32, out: &mut [u8]) -> bool,
+}
+
 /// `function` of the concatenation of `parts` into all of `out` (32 bytes for H, 64 for G, any
-/// length for the XOF, whose key is the 32 bytes of `parts`).
-pub(super) fn hash(function: Function, parts: &[&[u8]], out: &mut [u8]) {
+/// length for the XOF, whose key is the 32 bytes of `parts`), on `engines` where they have it.
+pub(super) fn hash(
+    function: Function,
+    parts: &[&[u8]],
+    out: &mut [u8],
+    engines: Option<Sha2AesEngines>,
+) {
     match function {
-        Function::H => digest::<Sha256>(parts, out),
+        Function::H => {
+            let on_engine = match (engines, <&mut [u8; 32]>::try_from(&mut *out)) {
+                (Some(engines), Ok(digest)) => (engines.sha256)(parts, digest),
+                _ => false,
+            };
+            if !on_engine {
+                digest::<Sha256>(parts, out)
+            }
+        }
         Function::G => digest::<Sha512>(parts, out),
-        Function::Xof => AesStream::new(parts).read(out),
+        Function::Xof => AesStream::new(parts, engines).read(out),
     }
 }
 
@@ -56,11 +90,14 @@ pub(crate) struct AesStream {
     key: [u8; 32],
     /// Bytes of the keystream already read.
     position: u32,
+    /// The engine that makes the keystream, if not software.
+    engines: Option<Sha2AesEngines>,
 }
 
 impl AesStream {
-    /// The keystream of the concatenation of `parts`, which must be 32 bytes (a seed).
-    pub(super) fn new(parts: &[&[u8]]) -> Self {
+    /// The keystream of the concatenation of `parts`, which must be 32 bytes (a seed), made on
+    /// `engines` if given.
+    pub(super) fn new(parts: &[&[u8]], engines: Option<Sha2AesEngines>) -> Self {
         let mut key = [0u8; 32];
         let mut at = 0;
         for part in parts {
@@ -73,14 +110,28 @@ impl AesStream {
             (32, 32),
             "the 90s XOF is keyed with exactly one 32-byte seed"
         );
-        Self { key, position: 0 }
+        Self {
+            key,
+            position: 0,
+            engines,
+        }
     }
 
     /// The next `out.len()` bytes of the keystream.
-    ///
-    /// Not inlined: the cipher's expanded key stays in this call's frame.
-    #[inline(never)]
     pub(crate) fn read(&mut self, out: &mut [u8]) {
+        let on_engine = self
+            .engines
+            .is_some_and(|engines| (engines.aes256_ctr)(&self.key, self.position, out));
+        if !on_engine {
+            self.software(out);
+        }
+        self.position = self.position.wrapping_add(out.len() as u32);
+    }
+
+    /// [`read`](Self::read) in software, without advancing. Not inlined: the cipher's expanded
+    /// key stays in this call's frame.
+    #[inline(never)]
+    fn software(&self, out: &mut [u8]) {
         let mut cipher = Aes256Ctr::new((&self.key).into(), (&START).into());
         out.fill(0);
         // Saber reads at most a few kilobytes of a stream: the 32-bit block counter (64 GiB of
@@ -88,7 +139,6 @@ impl AesStream {
         let positioned = cipher.try_seek(self.position);
         let applied = cipher.try_apply_keystream(out);
         debug_assert!(positioned.is_ok() && applied.is_ok());
-        self.position = self.position.wrapping_add(out.len() as u32);
     }
 }
 
@@ -115,9 +165,9 @@ mod tests {
             cipher.encrypt_block(block.try_into().unwrap());
         }
         let mut whole = [0u8; 16 * 40];
-        hash(Function::Xof, &[&key[..5], &key[5..]], &mut whole);
+        hash(Function::Xof, &[&key[..5], &key[5..]], &mut whole, None);
         assert_eq!(whole, expected);
-        let mut stream = AesStream::new(&[&key]);
+        let mut stream = AesStream::new(&[&key], None);
         let mut pieces = [0u8; 16 * 40];
         let mut done = 0;
         for piece in [1, 0, 15, 16, 17, 104, 33, 3].iter().cycle() {
@@ -135,10 +185,10 @@ mod tests {
     #[test]
     fn sha2_digests() {
         let mut h = [0u8; 32];
-        hash(Function::H, &[b"a", b"", b"bc"], &mut h);
+        hash(Function::H, &[b"a", b"", b"bc"], &mut h, None);
         assert_eq!(h[..4], [0xba, 0x78, 0x16, 0xbf], "SHA-256(abc) = ba7816bf…");
         let mut g = [0u8; 64];
-        hash(Function::G, &[b"ab", b"c"], &mut g);
+        hash(Function::G, &[b"ab", b"c"], &mut g, None);
         assert_eq!(g[..4], [0xdd, 0xaf, 0x35, 0xa1], "SHA-512(abc) = ddaf35a1…");
         assert_eq!(h[..], Sha256::digest(b"abc")[..]);
         assert_eq!(g[..], Sha512::digest(b"abc")[..]);

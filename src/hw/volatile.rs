@@ -1,15 +1,18 @@
-//! Real-register access for the ESP32 RSA driver (feature `esp32`): the only `unsafe` code of the
+//! Real-register access for the ESP32 drivers (feature `esp32`): the only `unsafe` code of the
 //! hardware path.
 //!
 //! [`VolatileMmio`] performs volatile 32-bit loads and stores, restricted to the RSA block of
 //! chip `C` and the registers of `C`'s power-up sequence, so that the safe [`Mmio`] methods cannot
-//! reach other memory. Its constructor is `unsafe`: the caller hands over the peripheral.
+//! reach other memory; [`VolatileCryptoMmio`] does the same for the SHA and AES blocks. Their
+//! constructors are `unsafe`: the caller hands over the peripheral.
 #![allow(unsafe_code)]
 
 use core::marker::PhantomData;
 
+use crate::hash::Sha2AesEngines;
 use crate::hw::Mmio;
 use crate::hw::esp32_rsa::{Chip, Esp32Rsa, RsaError};
+use crate::hw::esp32_sha_aes::{CryptoChip, Esp32Aes, Esp32Sha, power_up};
 use crate::polymul::Kronecker;
 
 /// Size in bytes of the RSA block's address window (four memories and the registers).
@@ -131,3 +134,97 @@ pub type Esp32Kronecker = Kronecker<
 
 /// The Kronecker backend on chip `C`'s RSA accelerator.
 pub type Esp32KroneckerOn<C> = Kronecker<Esp32Rsa<VolatileMmio<C>, C>>;
+
+/// Size in bytes of the SHA and AES blocks' address windows.
+const CRYPTO_WINDOW: usize = 0x100;
+
+/// Volatile access to the SHA and AES accelerators of chip `C` (and their clock/reset registers)
+/// at their real addresses. Not `Clone`: one value is one handle on the blocks.
+#[derive(Debug)]
+pub struct VolatileCryptoMmio<C: CryptoChip> {
+    chip: PhantomData<C>,
+}
+
+impl<C: CryptoChip> VolatileCryptoMmio<C> {
+    /// Access to the SHA and AES blocks of `C`.
+    ///
+    /// # Safety
+    /// The program runs on chip `C`, and nothing else uses the SHA or AES accelerator while the
+    /// returned value lives (no esp-hal/esp-idf SHA, AES, HMAC, digital-signature or
+    /// flash-encryption user, no interrupt handler, no other core).
+    pub unsafe fn new() -> Self {
+        Self { chip: PhantomData }
+    }
+
+    /// Whether `address` is a word of the SHA or AES block or a power-up register of `C`.
+    fn permitted(address: usize) -> bool {
+        let inside = |base: usize| address >= base && address < base + CRYPTO_WINDOW;
+        ((inside(C::SHA_BASE) || inside(C::AES_BASE)) && address & 3 == 0)
+            || C::CRYPTO_POWER_UP
+                .iter()
+                .any(|step| step.address == address)
+    }
+}
+
+impl<C: CryptoChip> Mmio for VolatileCryptoMmio<C> {
+    fn read(&mut self, address: usize) -> u32 {
+        assert!(
+            Self::permitted(address),
+            "address outside the SHA and AES blocks"
+        );
+        // SAFETY: `address` is an aligned word of C's SHA or AES block or one of their power-up
+        // registers (checked above); the constructor's contract makes them ours to access.
+        unsafe { core::ptr::read_volatile(address as *const u32) }
+    }
+
+    fn write(&mut self, address: usize, value: u32) {
+        assert!(
+            Self::permitted(address),
+            "address outside the SHA and AES blocks"
+        );
+        // SAFETY: as in `read`.
+        unsafe { core::ptr::write_volatile(address as *mut u32, value) }
+    }
+}
+
+/// SHA-256 and the AES-256 keystream on chip `C`'s accelerators, as [`Sha2AesEngines`] for
+/// [`crate::Accelerated`]. An engine that times out (or finds its block busy) returns false, and
+/// the hash layer computes the same bytes in software.
+///
+/// # Safety
+/// As for [`VolatileCryptoMmio::new`], for as long as the engines (or a copy) are in use, and the
+/// blocks are clocked and out of reset (the application's, or [`enable_sha_aes`]). The engines
+/// must not run on two cores at once (the two-worker split hashes in software).
+pub unsafe fn sha2aes_engines<C: CryptoChip>() -> Sha2AesEngines {
+    Sha2AesEngines {
+        sha256: sha256_on::<C>,
+        aes256_ctr: aes256_ctr_on::<C>,
+    }
+}
+
+fn sha256_on<C: CryptoChip>(parts: &[&[u8]], digest: &mut [u8; 32]) -> bool {
+    // SAFETY: the contract of `sha2aes_engines`, which made this engine: the SHA block is ours.
+    let mmio = unsafe { VolatileCryptoMmio::<C>::new() };
+    Esp32Sha::<_, C>::new(mmio).sha256(parts, digest).is_ok()
+}
+
+fn aes256_ctr_on<C: CryptoChip>(key: &[u8; 32], position: u32, out: &mut [u8]) -> bool {
+    // SAFETY: as in `sha256_on`, for the AES block.
+    let mmio = unsafe { VolatileCryptoMmio::<C>::new() };
+    Esp32Aes::<_, C>::new(mmio)
+        .ctr_keystream(key, position, out)
+        .is_ok()
+}
+
+/// Enables the SHA and AES accelerators' clocks and releases their resets
+/// ([`CryptoChip::CRYPTO_POWER_UP`]).
+///
+/// # Safety
+/// Read-modify-writes shared clock/reset registers: no other code may modify them concurrently,
+/// and resetting the SHA and AES blocks (and releasing the digital-signature and HMAC resets)
+/// must be acceptable to the rest of the program; the blocks are ours as for
+/// [`VolatileCryptoMmio::new`].
+pub unsafe fn enable_sha_aes<C: CryptoChip>() {
+    // SAFETY: the caller's contract.
+    power_up::<C>(&mut unsafe { VolatileCryptoMmio::<C>::new() });
+}

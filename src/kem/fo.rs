@@ -285,7 +285,12 @@ pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
 }
 
 /// (K̂, r) = G(m ‖ H(pk)) for each operation.
-fn hash_kr(hasher: &Hasher, messages: &[[u8; 32]], hpks: &[&[u8; 32]], kr: &mut [[[u8; 32]; 2]]) {
+pub(crate) fn hash_kr(
+    hasher: &Hasher,
+    messages: &[[u8; 32]],
+    hpks: &[&[u8; 32]],
+    kr: &mut [[[u8; 32]; 2]],
+) {
     hasher.run(
         messages
             .iter()

@@ -199,7 +199,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         if buffer <= parts.sk_cpa.len() {
             return fo::keygen::<V, B, L, MU, ET, 1>(
                 backend,
-                &Self::hasher(),
+                &Self::hasher().with_engines(backend.engines()),
                 core::slice::from_ref(seeds),
                 &mut [Some(parts)],
             );
@@ -209,7 +209,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         let fo::KeyPairParts { pk, sk_cpa, hpk, z } = parts;
         fo::keygen::<V, B, L, MU, ET, 1>(
             backend,
-            &Self::hasher(),
+            &Self::hasher().with_engines(backend.engines()),
             core::slice::from_ref(seeds),
             &mut [Some(fo::KeyPairParts {
                 pk,
@@ -235,7 +235,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         };
         fo::keygen::<V, B, L, MU, ET, 1>(
             backend,
-            &Self::hasher(),
+            &Self::hasher().with_engines(backend.engines()),
             core::slice::from_ref(seeds),
             &mut [Some(fo::KeyPairParts {
                 pk: &mut *pk,
@@ -258,7 +258,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
     {
         fo::encapsulate::<B, 1>(
             backend,
-            &Self::hasher(),
+            &Self::hasher().with_engines(backend.engines()),
             &PublicKeys::<V, <Self as ParameterSet>::MatrixBytes, L, MU, ET, 1>::new(&[pk]),
             &[hpk],
             core::slice::from_ref(m),
@@ -277,7 +277,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         let mut shared = SharedSecret([0; 32]);
         fo::decapsulate::<S, B, 1>(
             backend,
-            &Self::hasher(),
+            &Self::hasher().with_engines(backend.engines()),
             &PublicKeys::<V, <Self as ParameterSet>::MatrixBytes, L, MU, ET, 1>::new(&[key.pk]),
             &[key.hpk],
             &[key.z],

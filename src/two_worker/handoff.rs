@@ -1,6 +1,6 @@
-//! The hand-off of matrix entries from the worker that generates A to the worker that multiplies:
-//! a single-producer single-consumer ring of `SLOTS` polynomials, without an allocator and
-//! without `unsafe`.
+//! The hand-off from worker 1 to worker 2: a single-producer single-consumer ring of `SLOTS`
+//! polynomials (matrix entries, and the outputs worker 1 finished) and a one-shot mailbox for
+//! decapsulation's decrypted message, without an allocator and without `unsafe`.
 //!
 //! Every word of a slot is an `AtomicU32` (two coefficients) written and read with relaxed
 //! stores and loads, which compile to plain stores and loads; the two counters are published
@@ -12,8 +12,13 @@
 //! the other never waits forever for a peer that is gone: a producer facing a stopped consumer
 //! stops producing, and a consumer waiting for an entry that a stopped producer will never
 //! publish panics (that only happens when the producer panicked, which the join then reports).
+//!
+//! What crosses may be secret (the decrypted message, the re-encryption's rows): every word is
+//! overwritten with zero when the hand-off is dropped, and the message as soon as it is taken.
 
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+
+use zeroize::Zeroize;
 
 use crate::poly::{N, Poly};
 use crate::sampling::MatrixSource;
@@ -31,6 +36,9 @@ pub(crate) struct Handoff<const SLOTS: usize> {
     taken: AtomicUsize,
     producer_stopped: AtomicBool,
     consumer_stopped: AtomicBool,
+    /// Decapsulation's decrypted message, little-endian words.
+    message: [AtomicU32; 8],
+    message_posted: AtomicBool,
     /// Called on each turn of a wait (the application's [`super::Workers::wait`]).
     wait: fn(),
 }
@@ -45,6 +53,8 @@ impl<const SLOTS: usize> Handoff<SLOTS> {
             taken: AtomicUsize::new(0),
             producer_stopped: AtomicBool::new(false),
             consumer_stopped: AtomicBool::new(false),
+            message: [const { AtomicU32::new(0) }; 8],
+            message_posted: AtomicBool::new(false),
             wait,
         }
     }
@@ -54,10 +64,58 @@ impl<const SLOTS: usize> Handoff<SLOTS> {
         Producer(self)
     }
 
-    /// The consuming side, as the matrix source of the IND-CPA core; it counts as stopped once
-    /// the handle is dropped.
-    pub(crate) fn consumer(&self) -> Consumer<'_, SLOTS> {
-        Consumer(self)
+    /// The consuming side, as the matrix source of the IND-CPA core, with the outputs from
+    /// `first_elsewhere` on computed by worker 1; it counts as stopped once the handle is
+    /// dropped.
+    pub(crate) fn consumer(&self, first_elsewhere: usize) -> Consumer<'_, SLOTS> {
+        Consumer {
+            handoff: self,
+            first_elsewhere,
+        }
+    }
+
+    /// Waits until `ready` (which must read the producer's side with acquire loads).
+    ///
+    /// # Panics
+    ///
+    /// If the producer stopped without making it ready (it panicked).
+    fn wait_for_producer(&self, ready: impl Fn() -> bool) {
+        while !ready() {
+            // Ready may have come just before the producer stopped: look again after the flag.
+            if self.producer_stopped.load(Ordering::Acquire) && !ready() {
+                panic!("the matrix worker stopped before handing over everything");
+            }
+            (self.wait)();
+        }
+    }
+
+    /// Posts decapsulation's decrypted message. Not inlined: the emulator harness times the
+    /// hand-off points at this function and [`take_message`](Self::take_message).
+    #[inline(never)]
+    fn post_message(&self, message: &[u8; 32]) {
+        for (word, bytes) in self.message.iter().zip(message.chunks_exact(4)) {
+            word.store(
+                u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+                Ordering::Relaxed,
+            );
+        }
+        self.message_posted.store(true, Ordering::Release);
+    }
+
+    /// The message, once posted; its words are overwritten with zero here.
+    ///
+    /// # Panics
+    ///
+    /// If the producer stopped before posting it (it panicked).
+    #[inline(never)]
+    pub(crate) fn take_message(&self) -> [u8; 32] {
+        self.wait_for_producer(|| self.message_posted.load(Ordering::Acquire));
+        let mut message = [0u8; 32];
+        for (bytes, word) in message.chunks_exact_mut(4).zip(self.message.iter()) {
+            bytes.copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+            word.store(0, Ordering::Relaxed);
+        }
+        message
     }
 
     /// Publishes `entry` once a slot is free. Returns false, publishing nothing, if the
@@ -93,14 +151,7 @@ impl<const SLOTS: usize> Handoff<SLOTS> {
     fn take(&self, out: &mut Poly) {
         let index = self.taken.load(Ordering::Relaxed);
         // The acquire load orders the producer's writes of the slot before our reads.
-        while self.published.load(Ordering::Acquire) == index {
-            if self.producer_stopped.load(Ordering::Acquire)
-                && self.published.load(Ordering::Acquire) == index
-            {
-                panic!("the matrix worker stopped before handing over every entry");
-            }
-            (self.wait)();
-        }
+        self.wait_for_producer(|| self.published.load(Ordering::Acquire) != index);
         let slot = &self.slots[index & (SLOTS - 1)];
         for (pair, word) in out.coeffs.chunks_exact_mut(2).zip(slot.iter()) {
             let word = word.load(Ordering::Relaxed);
@@ -111,13 +162,32 @@ impl<const SLOTS: usize> Handoff<SLOTS> {
     }
 }
 
+impl<const SLOTS: usize> Drop for Handoff<SLOTS> {
+    /// Overwrites the slots that were written (the others still hold zeros) and the message.
+    fn drop(&mut self) {
+        let written = (*self.published.get_mut()).min(SLOTS);
+        for word in self.slots[..written]
+            .iter_mut()
+            .flatten()
+            .chain(&mut self.message)
+        {
+            word.get_mut().zeroize();
+        }
+    }
+}
+
 /// The producing side of a [`Handoff`].
 pub(crate) struct Producer<'h, const SLOTS: usize>(&'h Handoff<SLOTS>);
 
 impl<const SLOTS: usize> Producer<'_, SLOTS> {
     /// Publishes `entry` once a slot is free; false if the consumer has stopped.
-    pub(crate) fn push(&mut self, entry: &Poly) -> bool {
+    pub(crate) fn push(&self, entry: &Poly) -> bool {
         self.0.publish(entry)
+    }
+
+    /// Posts decapsulation's decrypted message (once per operation).
+    pub(crate) fn post_message(&self, message: &[u8; 32]) {
+        self.0.post_message(message)
     }
 }
 
@@ -127,18 +197,34 @@ impl<const SLOTS: usize> Drop for Producer<'_, SLOTS> {
     }
 }
 
-/// The consuming side of a [`Handoff`]: the entries in the order they were published.
-pub(crate) struct Consumer<'h, const SLOTS: usize>(&'h Handoff<SLOTS>);
+/// The consuming side of a [`Handoff`]: the entries in the order they were published, then the
+/// outputs worker 1 finished.
+pub(crate) struct Consumer<'h, const SLOTS: usize> {
+    handoff: &'h Handoff<SLOTS>,
+    /// Outputs from this index on are worker 1's.
+    first_elsewhere: usize,
+}
 
 impl<const SLOTS: usize> MatrixSource for Consumer<'_, SLOTS> {
     fn next_entry(&mut self, out: &mut Poly) {
-        self.0.take(out)
+        self.handoff.take(out)
+    }
+
+    fn computed_elsewhere(&self, output: usize) -> bool {
+        output >= self.first_elsewhere
+    }
+
+    fn finished_output(&mut self, consume: impl FnOnce(&Poly)) {
+        let mut output = Poly::ZERO;
+        self.handoff.take(&mut output);
+        consume(&output);
+        output.zeroize();
     }
 }
 
 impl<const SLOTS: usize> Drop for Consumer<'_, SLOTS> {
     fn drop(&mut self) {
-        self.0.consumer_stopped.store(true, Ordering::Release);
+        self.handoff.consumer_stopped.store(true, Ordering::Release);
     }
 }
 
@@ -172,12 +258,12 @@ mod tests {
         let ring = Handoff::<SLOTS>::new(wait);
         std::thread::scope(|scope| {
             scope.spawn(|| {
-                let mut producer = ring.producer();
+                let producer = ring.producer();
                 for k in 0..count {
                     assert!(producer.push(&entry(k)));
                 }
             });
-            let mut consumer = ring.consumer();
+            let mut consumer = ring.consumer(usize::MAX);
             let mut got = Poly::ZERO;
             for k in 0..count {
                 consumer.next_entry(&mut got);
@@ -203,11 +289,11 @@ mod tests {
     #[test]
     fn a_ring_of_the_whole_matrix_runs_in_turn() {
         let ring = Handoff::<16>::new(|| unreachable!("nothing waits"));
-        let mut producer = ring.producer();
+        let producer = ring.producer();
         for k in 0..16 {
             assert!(producer.push(&entry(k)));
         }
-        let mut consumer = ring.consumer();
+        let mut consumer = ring.consumer(usize::MAX);
         let mut got = Poly::ZERO;
         for k in 0..16 {
             consumer.next_entry(&mut got);
@@ -219,8 +305,8 @@ mod tests {
     #[test]
     fn a_stopped_consumer_releases_the_producer() {
         let ring = Handoff::<1>::new(std::thread::yield_now);
-        drop(ring.consumer());
-        let mut producer = ring.producer();
+        drop(ring.consumer(usize::MAX));
+        let producer = ring.producer();
         assert!(producer.push(&entry(0)));
         assert!(!producer.push(&entry(1)));
     }
@@ -232,10 +318,10 @@ mod tests {
     fn a_stopped_producer_releases_the_consumer() {
         let ring = Handoff::<2>::new(std::thread::yield_now);
         {
-            let mut producer = ring.producer();
+            let producer = ring.producer();
             assert!(producer.push(&entry(0)));
         }
-        let mut consumer = ring.consumer();
+        let mut consumer = ring.consumer(usize::MAX);
         let mut got = Poly::ZERO;
         consumer.next_entry(&mut got);
         consumer.next_entry(&mut got);

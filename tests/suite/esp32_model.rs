@@ -2,7 +2,14 @@
 //! register generation, the power-up sequence, the protocol errors the model must reject, what
 //! the driver does with a stale interrupt, a foreign operation and a peripheral that never
 //! finishes, and the multiplication counts of the Kronecker backend.
+//!
+//! The ESP32-C3 SHA and AES drivers on their strict host model (`crypto` below): digests and
+//! keystreams against `sha2` and `aes` for every length around the block boundaries, the power-up
+//! sequence, protocol errors the model rejects, a block that never finishes (the hash layer
+//! falls back to software), nothing secret left in the blocks, and the KATs of the six 90s sets
+//! through `Accelerated` on the model.
 
+use crate::support::operands::product_operands;
 use saber_kem::hw::Mmio;
 use saber_kem::hw::esp32_model::{
     ENDLESS_POLLS, Esp32RsaModel, Violation, enable_clock_and_memory, kronecker_on_model,
@@ -13,7 +20,6 @@ use saber_kem::hw::esp32_rsa::{
 };
 use saber_kem::polymul::kronecker::BigMul;
 use saber_kem::polymul::{Kronecker, PolyMul, Schoolbook, SoftwareBigMul};
-use saber_kem::polymul::{Poly, SecretPoly};
 
 /// Deterministic operand words (xorshift), including all-ones words at the ends.
 fn operands(n: usize, seed: u64) -> ([u32; 64], [u32; 64]) {
@@ -373,7 +379,7 @@ fn model_stops_a_poll_without_bound() {
 /// the peripheral left alone until `take_fault`, after which it is used again.
 #[test]
 fn kronecker_backend_falls_back_to_software_until_the_fault_is_taken() {
-    let (a, s) = sample_inputs();
+    let (a, s) = product_operands();
     let want = Schoolbook.mul(&a, &s).coeffs.map(|c| c & 0x1fff);
     let mut backend = kronecker_on_model::<Esp32C3>();
     let starts = |b: &saber_kem::hw::esp32_model::ModelKronecker<Esp32C3>| {
@@ -412,20 +418,10 @@ fn C3_Z(i: usize) -> usize {
     Esp32C3::LAYOUT.word(offsets::Z_MEM, i)
 }
 
-fn sample_inputs() -> (Poly, SecretPoly) {
-    let mut a = Poly::ZERO;
-    let mut s = SecretPoly::ZERO;
-    for i in 0..256 {
-        a.coeffs[i] = (i as u16).wrapping_mul(40_503);
-        s.coeffs[i] = [5, -5, 3, 0, -1, 4, -4, 2][i & 7];
-    }
-    (a, s)
-}
-
 /// Multiplications per polynomial product and their operand lengths, per chip.
 fn check_counts<C: Chip>(expected_by_words: &[(usize, u32)]) {
     let mut backend = kronecker_on_model::<C>();
-    let (a, s) = sample_inputs();
+    let (a, s) = product_operands();
     let got = backend.mul(&a, &s);
     assert_eq!(
         got.coeffs.map(|c| c & 0x1fff),
@@ -506,4 +502,232 @@ fn kem_operations_use_the_expected_number_of_multiplications() {
     check_kem_counts::<Esp32, Round3, 3, 8, 4>(7);
     check_kem_counts::<Esp32S3, Round3, 2, 10, 3>(7);
     check_kem_counts::<Esp32C3, Round3, 4, 6, 6>(12);
+}
+
+mod crypto {
+    use std::cell::RefCell;
+
+    use saber_kem::hw::Mmio;
+    use saber_kem::hw::esp32_crypto_model::{CryptoViolation, Esp32C3CryptoModel};
+    use saber_kem::hw::esp32_rsa::Esp32C3;
+    use saber_kem::hw::esp32_sha_aes::{CryptoChip, CryptoError, Esp32Aes, Esp32Sha, aes, sha};
+    use saber_kem::polymul::DefaultPolyMul;
+    use saber_kem::{Accelerated, LowMemory, Nineties, Sha2AesEngines, UniformNineties};
+    use sha2::{Digest, Sha256};
+
+    use crate::support::kat::{check, records};
+
+    thread_local! {
+        /// The model the engines of this thread run on.
+        static MODEL: RefCell<Esp32C3CryptoModel> = RefCell::new(Esp32C3CryptoModel::powered());
+    }
+
+    fn model_sha256(parts: &[&[u8]], digest: &mut [u8; 32]) -> bool {
+        MODEL.with(|model| {
+            let mut model = model.borrow_mut();
+            Esp32Sha::<_, Esp32C3>::new(&mut *model)
+                .sha256(parts, digest)
+                .is_ok()
+        })
+    }
+
+    fn model_aes256_ctr(key: &[u8; 32], position: u32, out: &mut [u8]) -> bool {
+        MODEL.with(|model| {
+            let mut model = model.borrow_mut();
+            Esp32Aes::<_, Esp32C3>::new(&mut *model)
+                .ctr_keystream(key, position, out)
+                .is_ok()
+        })
+    }
+
+    /// The engines on this thread's model.
+    const ON_MODEL: Sha2AesEngines = Sha2AesEngines {
+        sha256: model_sha256,
+        aes256_ctr: model_aes256_ctr,
+    };
+
+    /// The AES-256-CTR keystream of the 90s XOF, computed with `aes` and `ctr` directly.
+    fn reference_keystream(key: &[u8; 32], position: usize, len: usize) -> Vec<u8> {
+        use ::aes::cipher::{BlockCipherEncrypt, KeyInit};
+        let cipher = ::aes::Aes256Enc::new(key.into());
+        let mut stream = vec![0u8; position + len + 16];
+        for (n, block) in stream.chunks_exact_mut(16).enumerate() {
+            block[12..].copy_from_slice(&(n as u32).to_be_bytes());
+            cipher.encrypt_block(block.try_into().unwrap());
+        }
+        stream[position..position + len].to_vec()
+    }
+
+    #[test]
+    fn sha256_of_every_length_around_the_blocks() {
+        let message: Vec<u8> = (0..300u32).map(|i| (i * 37 + 11) as u8).collect();
+        let mut sha = Esp32Sha::<_, Esp32C3>::new(Esp32C3CryptoModel::powered());
+        for len in (0..=200).chain([255, 256, 300]) {
+            let (a, b) = message[..len].split_at(len / 3);
+            let mut digest = [0u8; 32];
+            sha.sha256(&[a, b], &mut digest).unwrap();
+            assert_eq!(
+                digest[..],
+                Sha256::digest(&message[..len])[..],
+                "length {len}"
+            );
+            assert!(!sha.mmio_mut().holds_data(), "length {len}: data left");
+        }
+        let blocks = sha.mmio_mut().stats().sha_blocks;
+        assert!(
+            blocks > 200,
+            "every digest ran on the engine ({blocks} blocks)"
+        );
+    }
+
+    #[test]
+    fn keystream_at_every_offset() {
+        let key: [u8; 32] = core::array::from_fn(|i| (i * 7 + 3) as u8);
+        let mut aes = Esp32Aes::<_, Esp32C3>::new(Esp32C3CryptoModel::powered());
+        for position in [0usize, 1, 15, 16, 17, 100, 4000] {
+            for len in [0usize, 1, 15, 16, 17, 33, 104, 160] {
+                let mut out = vec![0u8; len];
+                aes.ctr_keystream(&key, position as u32, &mut out).unwrap();
+                assert_eq!(
+                    out,
+                    reference_keystream(&key, position, len),
+                    "at {position}+{len}"
+                );
+                assert!(!aes.mmio_mut().holds_data(), "key left in the block");
+            }
+        }
+    }
+
+    #[test]
+    fn power_up_is_needed_and_enough() {
+        let mut cold = Esp32C3CryptoModel::cold();
+        cold.set_panic_on_violation(false);
+        let mut digest = [0u8; 32];
+        let _ = Esp32Sha::<_, Esp32C3>::new(&mut cold).sha256(&[b"abc"], &mut digest);
+        assert_eq!(cold.last_violation(), Some(CryptoViolation::Unpowered));
+        let mut model = Esp32C3CryptoModel::cold();
+        saber_kem::hw::esp32_sha_aes::power_up::<Esp32C3>(&mut model);
+        Esp32Sha::<_, Esp32C3>::new(&mut model)
+            .sha256(&[b"abc"], &mut digest)
+            .unwrap();
+        assert_eq!(digest[..], Sha256::digest(b"abc")[..]);
+        assert_eq!(model.violations(), 0);
+    }
+
+    /// Each protocol error the model must reject, made by hand.
+    #[test]
+    fn the_model_rejects_protocol_errors() {
+        let cases: [(&str, CryptoViolation, fn(&mut Esp32C3CryptoModel)); 9] = [
+            (
+                "continue first",
+                CryptoViolation::ContinueWithoutStart,
+                |m| {
+                    m.write(Esp32C3::SHA_BASE + sha::MODE, 2);
+                    m.write(Esp32C3::SHA_BASE + sha::CONTINUE, 1);
+                },
+            ),
+            ("SHA-512 mode", CryptoViolation::IllegalMode, |m| {
+                m.write(Esp32C3::SHA_BASE + sha::MODE, 4);
+            }),
+            ("message while busy", CryptoViolation::WriteWhileBusy, |m| {
+                m.write(Esp32C3::SHA_BASE + sha::MODE, 2);
+                m.write(Esp32C3::SHA_BASE + sha::START, 1);
+                m.write(Esp32C3::SHA_BASE + sha::M_MEM, 1);
+            }),
+            ("digest while busy", CryptoViolation::ReadWhileBusy, |m| {
+                m.write(Esp32C3::SHA_BASE + sha::MODE, 2);
+                m.write(Esp32C3::SHA_BASE + sha::START, 1);
+                m.read(Esp32C3::SHA_BASE + sha::H_MEM);
+            }),
+            ("trigger while busy", CryptoViolation::StartWhileBusy, |m| {
+                m.write(Esp32C3::AES_BASE + aes::MODE, 2);
+                m.write(Esp32C3::AES_BASE + aes::TRIGGER, 1);
+                m.write(Esp32C3::AES_BASE + aes::TRIGGER, 1);
+            }),
+            ("output while busy", CryptoViolation::ReadWhileBusy, |m| {
+                m.write(Esp32C3::AES_BASE + aes::MODE, 2);
+                m.write(Esp32C3::AES_BASE + aes::TRIGGER, 1);
+                m.read(Esp32C3::AES_BASE + aes::TEXT_OUT);
+            }),
+            ("DMA mode", CryptoViolation::DmaRegister, |m| {
+                m.write(Esp32C3::AES_BASE + aes::MODE, 2);
+                m.write(Esp32C3::AES_BASE + aes::DMA_ENABLE, 1);
+                m.write(Esp32C3::AES_BASE + aes::TRIGGER, 1);
+            }),
+            ("AES-192", CryptoViolation::IllegalMode, |m| {
+                m.write(Esp32C3::AES_BASE + aes::MODE, 1);
+            }),
+            ("misaligned", CryptoViolation::Misaligned, |m| {
+                m.read(Esp32C3::AES_BASE + 2);
+            }),
+        ];
+        for (name, want, misuse) in cases {
+            let mut model = Esp32C3CryptoModel::powered();
+            model.set_panic_on_violation(false);
+            misuse(&mut model);
+            assert_eq!(model.last_violation(), Some(want), "{name}");
+        }
+    }
+
+    /// A block that never finishes: the drivers give up, the engines report it, and the hash
+    /// layer computes the same bytes in software.
+    #[test]
+    fn a_stalled_block_falls_back_to_software() {
+        let mut model = Esp32C3CryptoModel::powered();
+        model.set_stalled(true);
+        let mut digest = [1u8; 32];
+        let got = Esp32Sha::<_, Esp32C3>::new(&mut model).sha256(&[b"abc"], &mut digest);
+        assert_eq!(got, Err(CryptoError::Timeout));
+        assert_eq!(digest, [0; 32]);
+        let mut stalled_aes = Esp32C3CryptoModel::powered();
+        stalled_aes.set_stalled(true);
+        let mut out = [1u8; 20];
+        let got =
+            Esp32Aes::<_, Esp32C3>::new(&mut stalled_aes).ctr_keystream(&[7; 32], 0, &mut out);
+        assert_eq!(got, Err(CryptoError::Timeout));
+        assert_eq!(out, [0; 20]);
+        // Through the KEM: the keys of the software path, with every engine call failing.
+        fn failing_sha(_: &[&[u8]], _: &mut [u8; 32]) -> bool {
+            false
+        }
+        fn failing_aes(_: &[u8; 32], _: u32, _: &mut [u8]) -> bool {
+            false
+        }
+        let failing = Sha2AesEngines {
+            sha256: failing_sha,
+            aes256_ctr: failing_aes,
+        };
+        let recs =
+            records::<Nineties, _, 2, 10, 3>(&mut Accelerated(DefaultPolyMul::default(), failing));
+        check::<saber_kem::LightSaber90s>("failing engines", &recs);
+    }
+
+    macro_rules! kat_on_engines {
+        ($test:ident, $alias:ident, $v:ty, $l:literal, $mu:literal, $et:literal) => {
+            #[test]
+            fn $test() {
+                MODEL.with(|model| *model.borrow_mut() = Esp32C3CryptoModel::powered());
+                let mut backend = Accelerated(DefaultPolyMul::default(), ON_MODEL);
+                let recs = records::<$v, _, $l, $mu, $et>(&mut backend);
+                check::<saber_kem::$alias>("SHA and AES accelerators (C3 model)", &recs);
+                let mut low = Accelerated(LowMemory(DefaultPolyMul::default()), ON_MODEL);
+                let recs = records::<$v, _, $l, $mu, $et>(&mut low);
+                check::<saber_kem::$alias>("low memory, SHA and AES accelerators", &recs);
+                MODEL.with(|model| {
+                    let model = model.borrow();
+                    let stats = model.stats();
+                    assert!(stats.sha_blocks > 0 && stats.aes_blocks > 0, "{stats:?}");
+                    assert_eq!(model.violations(), 0);
+                    assert!(!model.holds_data());
+                });
+            }
+        };
+    }
+
+    kat_on_engines!(lightsaber_90s, LightSaber90s, Nineties, 2, 10, 3);
+    kat_on_engines!(saber_90s, Saber90s, Nineties, 3, 8, 4);
+    kat_on_engines!(firesaber_90s, FireSaber90s, Nineties, 4, 6, 6);
+    kat_on_engines!(ulightsaber_90s, ULightSaber90s, UniformNineties, 2, 10, 3);
+    kat_on_engines!(usaber_90s, USaber90s, UniformNineties, 3, 8, 4);
+    kat_on_engines!(ufiresaber_90s, UFireSaber90s, UniformNineties, 4, 6, 6);
 }

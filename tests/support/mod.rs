@@ -5,6 +5,7 @@
 pub mod backends;
 pub mod drbg;
 pub mod kat;
+pub mod operands;
 
 /// Calls `$callback!(test_name, Alias, Variant, L, MU, ET)` for each of the fifteen parameter
 /// sets (the twelve round-3 ones, then Saber+).
