@@ -172,6 +172,13 @@ pub(crate) trait Algorithms {
         Self: ParameterSet;
 }
 
+impl<V: Variant, const L: usize, const MU: usize, const ET: usize> SaberKem<V, L, MU, ET> {
+    /// The hasher of an operation on `backend`: with the 90s family's engines it brings, if any.
+    fn hasher_for<B: Backend>(backend: &B) -> Hasher {
+        Hasher::for_operation(V::SYMMETRIC).with_engines(backend.engines())
+    }
+}
+
 /// Bytes of the largest key-generation buffer of any plan (FireSaber's four 13-bit sums).
 pub(crate) const MAX_KEYGEN_BUFFER: usize = 4 * sizes::packed(13);
 
@@ -199,7 +206,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         if buffer <= parts.sk_cpa.len() {
             return fo::keygen::<V, B, L, MU, ET, 1>(
                 backend,
-                &Self::hasher().with_engines(backend.engines()),
+                &Self::hasher_for(backend),
                 core::slice::from_ref(seeds),
                 &mut [Some(parts)],
             );
@@ -209,7 +216,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         let fo::KeyPairParts { pk, sk_cpa, hpk, z } = parts;
         fo::keygen::<V, B, L, MU, ET, 1>(
             backend,
-            &Self::hasher().with_engines(backend.engines()),
+            &Self::hasher_for(backend),
             core::slice::from_ref(seeds),
             &mut [Some(fo::KeyPairParts {
                 pk,
@@ -235,7 +242,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         };
         fo::keygen::<V, B, L, MU, ET, 1>(
             backend,
-            &Self::hasher().with_engines(backend.engines()),
+            &Self::hasher_for(backend),
             core::slice::from_ref(seeds),
             &mut [Some(fo::KeyPairParts {
                 pk: &mut *pk,
@@ -258,7 +265,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
     {
         fo::encapsulate::<B, 1>(
             backend,
-            &Self::hasher().with_engines(backend.engines()),
+            &Self::hasher_for(backend),
             &PublicKeys::<V, <Self as ParameterSet>::MatrixBytes, L, MU, ET, 1>::new(&[pk]),
             &[hpk],
             core::slice::from_ref(m),
@@ -277,7 +284,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         let mut shared = SharedSecret([0; 32]);
         fo::decapsulate::<S, B, 1>(
             backend,
-            &Self::hasher().with_engines(backend.engines()),
+            &Self::hasher_for(backend),
             &PublicKeys::<V, <Self as ParameterSet>::MatrixBytes, L, MU, ET, 1>::new(&[key.pk]),
             &[key.hpk],
             &[key.z],

@@ -617,7 +617,8 @@ mod crypto {
     /// Each protocol error the model must reject, made by hand.
     #[test]
     fn the_model_rejects_protocol_errors() {
-        let cases: [(&str, CryptoViolation, fn(&mut Esp32C3CryptoModel)); 9] = [
+        type Misuse = fn(&mut Esp32C3CryptoModel);
+        let cases: [(&str, CryptoViolation, Misuse); 9] = [
             (
                 "continue first",
                 CryptoViolation::ContinueWithoutStart,
