@@ -16,18 +16,21 @@ than the mode, writes or start while busy, start with the interrupt pending, rea
 before IDLE was seen, words beyond the 96-word blocks, modular-operation registers, non-word
 accesses).
 
-Prints per KEM operation: RV32 instructions, coprocessor multiplications and operand sizes,
-MMIO traffic; the peak stack; the two-worker split of each operation (`saber_kem::two_worker`,
-run by the firmware with its two workers taking turns on this hart): each worker's
-instructions, its stages between the hand-off points, and the critical path of the two workers
-running at once, computed from them (see `critical_path`), with one CSV line per set and
-operation, `two-worker,<set>,<op>,<single-worker instructions>,<critical-path instructions>`;
-then the firmware's UART output, ending in "emu: N passed, M failed". Exit status: the
-firmware's (0 = all checks passed), 2 on an emulation or protocol error.
+Prints per KEM operation (the Kronecker backend on the RSA block, and the NTT): RV32
+instructions, coprocessor multiplications and operand sizes, MMIO traffic; the peak stack; the
+two-worker split of each operation (`saber_kem::two_worker`, run by the firmware with its two
+workers taking turns on this hart; worker 2 on either backend, worker 1 on the NTT): each
+worker's instructions, its stages between the hand-off points, and the critical path of the two
+workers running at once, computed from them (see `critical_path`), with one CSV line per set and
+operation, `two-worker,<set>,<op>,<single-worker instructions>,<critical-path instructions>`
+(`,ntt` appended for the NTT on worker 2); the 90s sets with SHA-256/AES in software and on the
+SHA/AES blocks, with the lines `accelerators,<set>,<op>,<software>,<on the blocks>`; then the
+firmware's UART output, ending in "emu: N passed, M failed". Exit status: the firmware's (0 =
+all checks passed), 2 on an emulation or protocol error.
 
 Usage: esp32c3.py FIRMWARE.elf [--json OUT.json] [--profile]
 (--profile splits each operation's instructions, and each worker's, into Keccak, Kronecker +
-driver, memset/memcpy and the rest, by function symbol.)
+driver, NTT, memset/memcpy and the rest, by function symbol.)
 """
 
 import bisect
