@@ -1,14 +1,16 @@
 //! The AVX2 four-way permutation: one `__m256i` per word, holding that word of the four states.
 //!
 //! AVX2 has no 64-bit rotate, so a rotation is two shifts and an OR (CPUs with AVX-512 take
-//! `avx512`).
+//! `avx512`). With 16 registers for 25 words, the rounds stream the state through memory
+//! ([`super::keccak_f1600_streamed`]): each word is loaded and stored once per round, C and D
+//! stay in registers.
 //!
 //! **Safety.** The
 //! AVX2 instructions run only inside [`permute_avx2`], a `#[target_feature(enable = "avx2")]`
 //! function that is reached only through [`permute`], which requires an [`Avx2Token`]; a token
 //! is only created by [`Avx2Token::detect`] after CPUID reported AVX2 (or when the target enables
 //! AVX2 at compile time). Memory is accessed only through `loadu`/`storeu` on `[u64; 4]`
-//! arrays, exactly 32 bytes each.
+//! references, exactly 32 bytes each.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -39,12 +41,6 @@ unsafe fn xor(a: __m256i, b: __m256i) -> __m256i {
     unsafe { _mm256_xor_si256(a, b) }
 }
 
-#[inline(always)]
-unsafe fn xor3(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe { xor(xor(a, b), c) }
-}
-
 /// a ⊕ (¬b ∧ c).
 #[inline(always)]
 unsafe fn chi(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
@@ -72,27 +68,41 @@ macro_rules! rol {
     };
 }
 
+/// One word of the four states.
+#[inline(always)]
+unsafe fn load(word: &[u64; X4]) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract); `word` is exactly 32 bytes.
+    unsafe { _mm256_loadu_si256(word.as_ptr().cast()) }
+}
+
+#[inline(always)]
+unsafe fn store(word: &mut [u64; X4], value: __m256i) {
+    // SAFETY: AVX2 is present (caller contract); `word` is exactly 32 bytes.
+    unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), value) }
+}
+
+/// The other half of the ping-pong of the streamed rounds, aligned like the state (no 32-byte
+/// access across a cache line).
+#[repr(C, align(64))]
+struct Scratch([[u64; X4]; 25]);
+
 #[target_feature(enable = "avx2")]
 unsafe fn permute_avx2(state: &mut [[u64; X4]; 25]) {
+    let mut scratch = Scratch([[0; X4]; 25]);
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`), and every
     // load and store covers exactly one `[u64; 4]` (32 bytes).
     unsafe {
-        let mut a = [_mm256_setzero_si256(); 25];
-        for (v, word) in a.iter_mut().zip(state.iter()) {
-            *v = _mm256_loadu_si256(word.as_ptr().cast());
-        }
-        super::keccak_f1600!(
-            a,
+        super::keccak_f1600_streamed!(
+            state,
+            &mut scratch.0,
+            load = load,
+            store = store,
             xor = xor,
-            xor3 = xor3,
             chi = chi,
             rol = rol,
             constant = constant
         );
-        for (word, v) in state.iter_mut().zip(a.iter()) {
-            _mm256_storeu_si256(word.as_mut_ptr().cast(), *v);
-        }
-        // The registers spill to the stack (16 registers for 25 words): wipe the copy.
-        a.zeroize();
     }
+    // Round 23's input, secret when the state is.
+    scratch.0.as_flattened_mut().zeroize();
 }
