@@ -168,8 +168,10 @@ pub(crate) use keccak_f1600;
 /// §3.2.1–3.2.3: lane (x, y) moves to (y, 2x + 3y)); χ and ι make the plane's output words, which
 /// are stored and added into the column parities C of the next round's θ. C and D stay in
 /// registers (10 words, 15 with a plane's inputs), and every word is loaded and stored once per
-/// round: no spill traffic beyond that. Same operations as [`keccak_f1600!`]: `$load(&word)` and
-/// `$store(&mut word, value)` move one word of the state's element type.
+/// round: no spill traffic beyond that. Same operations as [`keccak_f1600!`]; `$load(from, i)`
+/// and `$store(to, i, value)` move word `i` (< 25) of `$state` or `$scratch`, which must be of
+/// one type (swapped after every round); `$scratch` is stored in full by the first round before
+/// any load from it.
 macro_rules! keccak_f1600_streamed {
     (
         $state:expr,
@@ -182,14 +184,14 @@ macro_rules! keccak_f1600_streamed {
         constant = $constant:ident
     ) => {{
         let (mut src, mut dst) = ($state, $scratch);
-        let mut c = [$load(&src[0]); 5];
+        let mut c = [$load(src, 0); 5];
         for x in 0..5 {
             c[x] = $xor(
                 $xor(
-                    $xor($load(&src[x]), $load(&src[x + 5])),
-                    $xor($load(&src[x + 10]), $load(&src[x + 15])),
+                    $xor($load(src, x), $load(src, x + 5)),
+                    $xor($load(src, x + 10), $load(src, x + 15)),
                 ),
-                $load(&src[x + 20]),
+                $load(src, x + 20),
             );
         }
         for &rc in $crate::keccak::ROUND_CONSTANTS.iter() {
@@ -247,7 +249,7 @@ macro_rules! keccak_plane {
         $y:literal,
         [$(($word:literal, $offset:literal)),*]
     ) => {{
-        let b = [$($rol!($xor($load(&$src[$word]), $d[$word % 5]), $offset)),*];
+        let b = [$($rol!($xor($load($src, $word), $d[$word % 5]), $offset)),*];
         for x in 0..5 {
             let mut e = $chi(
                 b[x],
@@ -257,7 +259,7 @@ macro_rules! keccak_plane {
             if $y == 0 && x == 0 {
                 e = $xor(e, $constant($rc));
             }
-            $store(&mut $dst[5 * $y + x], e);
+            $store($dst, 5 * $y + x, e);
             $c[x] = if $y == 0 { e } else { $xor($c[x], e) };
         }
     }};

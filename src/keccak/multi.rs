@@ -163,7 +163,7 @@ impl Permutation<X4> for KeccakX4 {
         match self {
             Self::Portable => x4_portable::permute(&mut state.lanes),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Self::Avx2(token) => x4_avx2::permute(token, &mut state.lanes),
+            Self::Avx2(token) => x4_avx2::permute(token, state),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Self::Avx512(token) => avx512::x4::permute(token, &mut state.lanes),
         }

@@ -9,8 +9,9 @@
 //! AVX2 instructions run only inside [`permute_avx2`], a `#[target_feature(enable = "avx2")]`
 //! function that is reached only through [`permute`], which requires an [`Avx2Token`]; a token
 //! is only created by [`Avx2Token::detect`] after CPUID reported AVX2 (or when the target enables
-//! AVX2 at compile time). Memory is accessed only through `loadu`/`storeu` on `[u64; 4]`
-//! references, exactly 32 bytes each.
+//! AVX2 at compile time). Memory is accessed only through aligned 32-byte loads and stores of
+//! the 25 words of the state (a cache-line aligned [`MultiState`]) and of a scratch copy in the
+//! permutation's frame.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -18,15 +19,15 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use zeroize::Zeroize;
+use core::mem::MaybeUninit;
 
-use super::multi::X4;
+use super::multi::{MultiState, X4};
 
 use crate::cpu::Avx2Token;
 
 /// Keccak-f\[1600\] on the four interleaved states.
 #[inline]
-pub(super) fn permute(token: Avx2Token, state: &mut [[u64; X4]; 25]) {
+pub(super) fn permute(token: Avx2Token, state: &mut MultiState<X4>) {
     let _ = token;
     // SAFETY: the token proves that this CPU executes AVX2 instructions.
     unsafe { permute_avx2(state) }
@@ -68,33 +69,36 @@ macro_rules! rol {
     };
 }
 
-/// One word of the four states.
+/// Word `index` (< 25) of the 25 words at `words`.
 #[inline(always)]
-unsafe fn load(word: &[u64; X4]) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract); `word` is exactly 32 bytes.
-    unsafe { _mm256_loadu_si256(word.as_ptr().cast()) }
+unsafe fn load(words: *const __m256i, index: usize) -> __m256i {
+    // SAFETY: AVX2 is present and `words` points to 25 initialised 32-byte words (caller
+    // contract; `index` < 25).
+    unsafe { _mm256_load_si256(words.add(index)) }
 }
 
 #[inline(always)]
-unsafe fn store(word: &mut [u64; X4], value: __m256i) {
-    // SAFETY: AVX2 is present (caller contract); `word` is exactly 32 bytes.
-    unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), value) }
+unsafe fn store(words: *mut __m256i, index: usize, value: __m256i) {
+    // SAFETY: AVX2 is present and `words` points to 25 writable 32-byte words (caller contract;
+    // `index` < 25).
+    unsafe { _mm256_store_si256(words.add(index), value) }
 }
-
-/// The other half of the ping-pong of the streamed rounds, aligned like the state (no 32-byte
-/// access across a cache line).
-#[repr(C, align(64))]
-struct Scratch([[u64; X4]; 25]);
 
 #[target_feature(enable = "avx2")]
-unsafe fn permute_avx2(state: &mut [[u64; X4]; 25]) {
-    let mut scratch = Scratch([[0; X4]; 25]);
-    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`), and every
-    // load and store covers exactly one `[u64; 4]` (32 bytes).
+unsafe fn permute_avx2(state: &mut MultiState<X4>) {
+    // The other half of the ping-pong: no zero fill, the first round stores all of it before any
+    // load from it.
+    let mut scratch = MaybeUninit::<[__m256i; 25]>::uninit();
+    let scratch: *mut __m256i = scratch.as_mut_ptr().cast();
+    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`). `state`'s
+    // words are 25 `[u64; 4]`, 32 bytes each, 64-byte aligned (`MultiState` is
+    // `repr(C, align(64))`), so they are 25 aligned `__m256i`; `scratch` is 25 aligned `__m256i`
+    // of this frame, written entirely by the first round before the second reads it.
     unsafe {
+        let words: *mut __m256i = state.lanes.as_mut_ptr().cast();
         super::keccak_f1600_streamed!(
-            state,
-            &mut scratch.0,
+            words,
+            scratch,
             load = load,
             store = store,
             xor = xor,
@@ -102,7 +106,9 @@ unsafe fn permute_avx2(state: &mut [[u64; X4]; 25]) {
             rol = rol,
             constant = constant
         );
+        // Round 23's input, secret when the state is.
+        for index in 0..25 {
+            core::ptr::write_volatile(scratch.add(index), _mm256_setzero_si256());
+        }
     }
-    // Round 23's input, secret when the state is.
-    scratch.0.as_flattened_mut().zeroize();
 }
