@@ -1,7 +1,7 @@
 //! Times keygen / encaps / decaps of LightSaber, Saber and FireSaber in one run for:
 //! saber-kem with its default backend, uncapped (AVX-512 where present), capped at AVX2
-//! (`default avx2-only`) and at portable code (`default portable`) through
-//! `saber_kem::hazmat::cap_isa`; saber-kem with each backend of the project's list
+//! (`default avx2-only`) through `saber_kem::hazmat::cap_isa`, and the default of a build capped
+//! to portable code (`default portable`: its backend, `ToomCook`, every path capped); saber-kem with each backend of the project's list
 //! (`tests/support/backends.rs`; a backend this CPU lacks is skipped with a note); the expanded
 //! keys (A, b and H(pk) cached in the backend's domain) with `Ntt` and with the default backend;
 //! the batch API (batches of eight, default backend, per operation); saber-kem with a multiplier
@@ -18,8 +18,9 @@
 //!
 //! `cargo run --release --manifest-path peer-bench/Cargo.toml` (add `-- --quick` for fewer
 //! samples, `-- --only default,no-mul` to time only the rows whose names contain one of the
-//! words, besides the three references). Each cell is the minimum over 9 rounds of the median of
-//! up to 101 calls (or 15 ms); the rounds of one cell interleave all rows.
+//! words, besides the three references, `-- --rounds 30` for more rounds). Each cell is the
+//! minimum over 9 rounds of the median of up to 101 calls (or 15 ms); the rounds of one cell
+//! interleave all rows.
 
 use std::convert::Infallible;
 use std::hint::black_box;
@@ -259,6 +260,20 @@ macro_rules! default_row {
     };
 }
 
+/// The default of a build capped to portable code (`--cfg saber_isa="portable"`): its backend,
+/// `ToomCook` on x86_64 (`saber_kem::DefaultPolyMul` under that cfg; the type is fixed at compile
+/// time, so this build names it), with every run-time choice (hash paths, packing, sampling)
+/// capped to portable code as well.
+fn portable_default_row() -> Row {
+    let mut time = saber_kem_row!("", saber_kem::polymul::ToomCook).time;
+    Row {
+        name: "saber-kem default portable".to_string(),
+        time: Box::new(move |variant, op, calls, budget| {
+            capped(Isa::Portable, || time(variant, op, calls, budget))
+        }),
+    }
+}
+
 /// `f()` with the instruction-set level capped at `cap` (`saber_kem::hazmat::cap_isa`), the cap
 /// restored afterwards, so that the other rows of the cell run uncapped. The default backend and
 /// the hash paths are chosen per operation, so every timed call follows the cap.
@@ -486,6 +501,11 @@ fn main() {
     } else {
         (9, 101, Duration::from_millis(15))
     };
+    // `--rounds N`: more rounds per cell, for a loaded machine (the minimum over more rounds).
+    let rounds = std::env::args()
+        .skip_while(|a| a != "--rounds")
+        .nth(1)
+        .map_or(rounds, |n| n.parse().expect("--rounds takes a number"));
 
     let mut rows: Vec<Row> = vec![
         default_row!("saber-kem default", LightSaber, Saber, FireSaber),
@@ -496,13 +516,7 @@ fn main() {
             Saber,
             FireSaber
         ),
-        default_row!(
-            "saber-kem default portable",
-            Isa::Portable,
-            LightSaber,
-            Saber,
-            FireSaber
-        ),
+        portable_default_row(),
         default_row!(
             "saber-kem+ default",
             LightSaberPlus,

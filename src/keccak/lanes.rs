@@ -188,9 +188,8 @@ const JOBS_WEIGHED: usize = 8;
 /// Whether jobs of these permutation counts take less time on lanes that cost `times / per`
 /// single-state permutations than one at a time.
 fn lanes_pay((times, per): (usize, usize), permutations: impl Iterator<Item = usize>) -> bool {
-    let (total, longest) = permutations.fold((0, 0), |(total, longest), n| {
-        (total + n, longest.max(n))
-    });
+    let (total, longest) =
+        permutations.fold((0, 0), |(total, longest), n| (total + n, longest.max(n)));
     per * total > times * longest
 }
 

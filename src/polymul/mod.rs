@@ -61,6 +61,11 @@ cfg_if::cfg_if! {
         type Selected = KroneckerSoft;
     } else if #[cfg(saber_polymul = "karatsuba")] {
         type Selected = Karatsuba;
+    } else if #[cfg(all(target_arch = "x86_64", saber_isa = "portable", not(saber_polymul = "ntt")))] {
+        // x86_64 capped to portable code: Toom-Cook (SSE2 by the compiler) is the fastest
+        // portable backend there, 1.5-2x faster than the NTT's scalar path (BENCHMARKS.md, "x86
+        // without AVX-512").
+        type Selected = ToomCook;
     } else if #[cfg(any(saber_polymul = "ntt", target_arch = "x86_64"))] {
         // x86_64: the NTT with its run-time-detected AVX2 path is 1.6-1.8x faster than
         // Toom-Cook for every operation (BENCHMARKS.md, peer-bench).
