@@ -77,6 +77,10 @@ const RHO_OFFSETS: [u32; 25] = [
 const NEXT: [usize; 5] = [1, 2, 3, 4, 0];
 const NEXT2: [usize; 5] = [2, 3, 4, 0, 1];
 const PREV: [usize; 5] = [4, 0, 1, 2, 3];
+/// The column x of word `x + 5y` (a table, as above).
+const COLUMN: [usize; 25] = [
+    0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4,
+];
 
 /// The 24 rounds of Keccak-f\[1600\] on `$a: [W; 25]` (word `x + 5y` is lane (x, y)), for any
 /// word type `W` given its operations:
@@ -249,7 +253,10 @@ macro_rules! keccak_plane {
         $y:literal,
         [$(($word:literal, $offset:literal)),*]
     ) => {{
-        let b = [$($rol!($xor($load($src, $word), $d[$word % 5]), $offset)),*];
+        let b = [$($rol!(
+            $xor($load($src, $word), $d[$crate::keccak::COLUMN[$word]]),
+            $offset
+        )),*];
         for x in 0..5 {
             let mut e = $chi(
                 b[x],
@@ -324,8 +331,17 @@ impl Job<'_> {
     /// than the whole blocks of input), one more per further output block.
     fn permutations(&self) -> usize {
         let rate = self.function.rate();
+        // Whole blocks by subtraction: the crate has no division (the lengths are public).
+        let blocks = |mut len: usize| {
+            let mut count = 0;
+            while len >= rate {
+                len -= rate;
+                count += 1;
+            }
+            count
+        };
         let input = self.input[0].len() + self.input[1].len();
-        input / rate + 1 + self.output.len().saturating_sub(1) / rate
+        blocks(input) + 1 + blocks(self.output.len().saturating_sub(1))
     }
 }
 
