@@ -162,9 +162,9 @@ macro_rules! keccak_f1600 {
 }
 pub(crate) use keccak_f1600;
 
-/// The 24 rounds of Keccak-f\[1600\] with the state streamed through memory, for machines with
-/// 16 registers, where the 25 words and θ's temporaries do not fit (AVX2, x86-64 general-purpose
-/// registers): each round reads `$state` and writes `$scratch`, the next one back (24 rounds: the
+/// The 24 rounds of Keccak-f\[1600\] with the state streamed through memory, for 16 vector
+/// registers, where the 25 words and θ's temporaries do not fit (AVX2; the scalar x86-64 code
+/// measured no faster this way, `BENCHMARKS.md`): each round reads `$state` and writes `$scratch`, the next one back (24 rounds: the
 /// result ends in `$state`; `$scratch` then holds round 23's input, to be wiped by the caller).
 ///
 /// A round computes its five output planes one after the other: the five input words of a plane
