@@ -78,6 +78,7 @@ const NEXT: [usize; 5] = [1, 2, 3, 4, 0];
 const NEXT2: [usize; 5] = [2, 3, 4, 0, 1];
 const PREV: [usize; 5] = [4, 0, 1, 2, 3];
 /// The column x of word `x + 5y` (a table, as above).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 const COLUMN: [usize; 25] = [
     0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4,
 ];
@@ -176,6 +177,7 @@ pub(crate) use keccak_f1600;
 /// and `$store(to, i, value)` move word `i` (< 25) of `$state` or `$scratch`, which must be of
 /// one type (swapped after every round); `$scratch` is stored in full by the first round before
 /// any load from it.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 macro_rules! keccak_f1600_streamed {
     (
         $state:expr,
@@ -242,10 +244,12 @@ macro_rules! keccak_f1600_streamed {
         }
     }};
 }
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) use keccak_f1600_streamed;
 
 /// One output plane `$y` of [`keccak_f1600_streamed!`]: its inputs `(word index, ρ offset)` per
 /// position; C starts over with plane 0, which also takes ι's constant.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 macro_rules! keccak_plane {
     (
         ($src:ident, $dst:ident, $c:ident, $d:ident, $rc:ident),
@@ -271,6 +275,7 @@ macro_rules! keccak_plane {
         }
     }};
 }
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) use keccak_plane;
 
 /// SHAKE128's rate in bytes (capacity 256 bits).
