@@ -137,25 +137,32 @@ fn schoolbook_half(a: &[u32; HALF], b: &[u32; HALF]) -> [u32; 2 * HALF - 1] {
 }
 
 /// 16 × 16 product (31 coefficients), mod 2^16: one more Karatsuba level over
-/// [`schoolbook_half`] (three 8 × 8 products instead of four).
+/// [`schoolbook_half`] (three 8 × 8 products instead of four), `low + x^8·(middle − low − high)
+/// + x^16·high`, each half product added in as soon as it is computed, so that one is alive at
+/// a time (the stack of the products' deepest frame).
 #[inline(always)]
 fn schoolbook_leaf(a: &[u16; LEAF], b: &[u16; LEAF], out: &mut [u16; 2 * LEAF - 1]) {
-    // Residues mod 2^16, widened once so that the products need no masking.
+    // Residues mod 2^16, widened so that the products need no masking.
     let a0: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k]));
-    let a1: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k + HALF]));
     let b0: [u32; HALF] = core::array::from_fn(|k| u32::from(b[k]));
+    let a1: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k + HALF]));
     let b1: [u32; HALF] = core::array::from_fn(|k| u32::from(b[k + HALF]));
+    out.fill(0);
     let low = schoolbook_half(&a0, &b0);
+    for (k, &p) in low.iter().enumerate() {
+        out[k] = out[k].wrapping_add(p as u16);
+        out[k + HALF] = out[k + HALF].wrapping_sub(p as u16);
+    }
     let high = schoolbook_half(&a1, &b1);
+    for (k, &p) in high.iter().enumerate() {
+        out[k + LEAF] = out[k + LEAF].wrapping_add(p as u16);
+        out[k + HALF] = out[k + HALF].wrapping_sub(p as u16);
+    }
     let a_sum: [u32; HALF] = core::array::from_fn(|k| a0[k] + a1[k]);
     let b_sum: [u32; HALF] = core::array::from_fn(|k| b0[k] + b1[k]);
     let middle = schoolbook_half(&a_sum, &b_sum);
-    out.fill(0);
-    for k in 0..2 * HALF - 1 {
-        out[k] = out[k].wrapping_add(low[k] as u16);
-        out[k + LEAF] = out[k + LEAF].wrapping_add(high[k] as u16);
-        let mid = middle[k].wrapping_sub(low[k]).wrapping_sub(high[k]);
-        out[k + HALF] = out[k + HALF].wrapping_add(mid as u16);
+    for (k, &p) in middle.iter().enumerate() {
+        out[k + HALF] = out[k + HALF].wrapping_add(p as u16);
     }
 }
 
