@@ -10,8 +10,8 @@
 //! from their bytes) or are already in the backend's domain (the expanded keys' caches). The
 //! secrets ([`SecretOperands`]) are prepared once for all their uses, prepared again at each use,
 //! or were prepared when a key was expanded. Nothing prepared is moved: each secret is prepared
-//! in its slot ([`PolyMul::prepare_in`]; a slot reused from use to use is prepared in place),
-//! and each sum is finished in place ([`PolyMul::finish_into`], which leaves it wiped).
+//! in its slot ([`PolyMul::prepare_in`]), and each sum is finished in place
+//! ([`PolyMul::finish_into`], which leaves it wiped).
 //!
 //! # Memory plans
 //!
@@ -21,8 +21,9 @@
 //!   for encryption's `L² + L` products, L accumulators for key generation's `b = Aᵀ·s`.
 //! - [`LowMemoryPlan`] (the [`LowMemory`] wrapper): the secret vector packed to 4 bits per
 //!   coefficient (`|s| <= 5` fits a signed nibble, [`PackedSecret`](crate::polymul::PackedSecret))
-//!   and prepared at each use ([`PolyMul::prepare_packed_in`]: a copy for a backend that keeps
-//!   that form), so that one prepared secret and one accumulator are alive at a time; key
+//!   and prepared at each use ([`PolyMul::with_packed`]: used where it is by a backend whose
+//!   prepared form it is), so that at most one prepared secret and one accumulator are alive at
+//!   a time; key
 //!   generation keeps its L partial sums of `Aᵀ·s` in the caller's secret-key buffer, as 16-bit
 //!   words where it has room (the round-3 sets' keys) and else packed with EQ bits, each product
 //!   finished into its sum at once ([`PolyMul::mul_add_plain`]), since the row-major stream of A
@@ -249,6 +250,22 @@ pub(crate) trait SecretSource {
     fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
         prepare_from(backend, slot, |s| self.get(i, s));
     }
+
+    /// Calls `f` with secret polynomial `i` prepared for this use only: in a slot of this call,
+    /// wiped after `f`.
+    fn with_prepared<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        i: usize,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        let mut slot = None;
+        self.prepare_in(backend, i, &mut slot);
+        if let Some(prepared) = &mut slot {
+            f(backend, prepared);
+            prepared.zeroize();
+        }
+    }
 }
 
 /// A secret vector of L polynomials. Wiped on drop.
@@ -275,10 +292,15 @@ impl<const L: usize> SecretSource for PackedSecrets<L> {
         unpack_secret(&self.0[i], out);
     }
 
-    /// From the packed form ([`PolyMul::prepare_packed_in`]: a copy for a backend that keeps
-    /// it).
-    fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
-        backend.prepare_packed_in(&self.0[i], slot);
+    /// From the packed form ([`PolyMul::with_packed`]: used where it is by a backend whose
+    /// prepared form it is).
+    fn with_prepared<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        i: usize,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        backend.with_packed(&self.0[i], f);
     }
 }
 
@@ -295,6 +317,15 @@ impl<S: SecretSource> SecretSource for &S {
 
     fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
         (**self).prepare_in(backend, i, slot)
+    }
+
+    fn with_prepared<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        i: usize,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        (**self).with_prepared(backend, i, f)
     }
 }
 
@@ -324,16 +355,9 @@ impl<V: Variant> SecretSource for SecretKey<'_, V> {
 
 /// Secret polynomials in the backend's domain, by index.
 pub(crate) trait SecretOperands<B: PolyMul> {
-    /// Calls `f` with secret polynomial `j` in the backend's domain. A secret prepared at its use
-    /// is prepared in `slot`, which the caller keeps from use to use (so that it is prepared in
-    /// place, [`PolyMul::prepare_in`]) and wipes at the end ([`wipe_slot`]).
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    );
+    /// Calls `f` with secret polynomial `j` in the backend's domain (a secret prepared at its
+    /// use: [`SecretSource::with_prepared`]).
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared));
 }
 
 /// Wipes the prepared secret in `slot`, if any.
@@ -353,13 +377,7 @@ pub(crate) struct PreparedSecrets<'s, B: PolyMul, S, const L: usize> {
 impl<B: PolyMul, S: SecretSource, const L: usize> SecretOperands<B>
     for PreparedSecrets<'_, B, S, L>
 {
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        _slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    ) {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
         let slot = &mut self.prepared[j];
         if slot.is_none() {
             self.secret.prepare_in(backend, j, slot);
@@ -380,19 +398,13 @@ impl<B: PolyMul, S, const L: usize> Drop for PreparedSecrets<'_, B, S, L> {
 pub(crate) struct PreparedSlice<'a, T>(pub(crate) &'a [T]);
 
 impl<B: PolyMul> SecretOperands<B> for PreparedSlice<'_, B::Prepared> {
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        _slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    ) {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
         f(backend, &self.0[j]);
     }
 }
 
-/// Each secret widened and prepared at its use, in the caller's slot (low-memory plan; and
-/// decryption, which uses each secret once).
+/// Each secret prepared at its use (low-memory plan; and decryption, which uses each secret
+/// once).
 pub(crate) struct OnDemand<S>(pub(crate) S);
 
 impl<S: SecretSource> OnDemand<S> {
@@ -405,17 +417,8 @@ impl<S: SecretSource> OnDemand<S> {
 }
 
 impl<B: PolyMul, S: SecretSource> SecretOperands<B> for OnDemand<S> {
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    ) {
-        self.0.prepare_in(backend, j, slot);
-        if let Some(prepared) = slot {
-            f(backend, prepared);
-        }
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
+        self.0.with_prepared(backend, j, f);
     }
 }
 
@@ -736,16 +739,13 @@ fn transposed_into_public_key<V: Variant, P: MemoryPlan, B: PolyMul, const L: us
     scratch: &mut [u8],
 ) {
     let mut sums = P::sums::<V, B, L>(backend, scratch);
-    let mut slot = None;
     for i in 0..L {
-        s.prepare_in(backend, i, &mut slot);
-        if let Some(prepared) = &slot {
+        s.with_prepared(backend, i, |backend, prepared| {
             for j in 0..L {
                 sums.add_product(backend, j, prepared, |a| matrix.next_entry(a));
             }
-        }
+        });
     }
-    wipe_slot(&mut slot);
     for (j, out) in pk.chunks_exact_mut(POLY_P_BYTES).take(L).enumerate() {
         sums.finish(backend, j, |b| pack_rounded::<V>(b, out));
     }
@@ -783,15 +783,12 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     m: &[u8; 32],
     sink: &mut CiphertextSink<'_>,
 ) {
-    let mut slot = None;
     for i in 0..L {
         // b'_i = Σ_j A[i][j]·s'_j
         sum_of_products::<B, L>(
             backend,
             |backend, acc, j| {
-                s.with_prepared(backend, j, &mut slot, |b, s_j| {
-                    matrix.mul_acc_next(b, acc, s_j)
-                })
+                s.with_prepared(backend, j, |b, s_j| matrix.mul_acc_next(b, acc, s_j))
             },
             |row| {
                 sink.put(i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES, |out| {
@@ -804,14 +801,9 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     let c_m = L * POLY_P_BYTES..L * POLY_P_BYTES + sizes::packed(ET as u32);
     sum_of_products::<B, L>(
         backend,
-        |backend, acc, j| {
-            s.with_prepared(backend, j, &mut slot, |b, s_j| {
-                public_b.mul_acc_next(b, acc, s_j)
-            })
-        },
+        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| public_b.mul_acc_next(b, acc, s_j)),
         |v| sink.put(c_m, |out| encode_message::<V, ET>(v, m, out)),
     );
-    wipe_slot(&mut slot);
 }
 
 /// Saber.PKE.Dec (Algorithm 3): `v = b'ᵀ·s`, the message from `v` and `c_m`.
@@ -824,17 +816,11 @@ pub(crate) fn decrypt<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
     let mut b_prime = packed_p(ct_b);
     let mut m = [0u8; 32];
-    let mut slot = None;
     sum_of_products::<B, L>(
         backend,
-        |backend, acc, j| {
-            s.with_prepared(backend, j, &mut slot, |b, s_j| {
-                b_prime.mul_acc_next(b, acc, s_j)
-            })
-        },
+        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| b_prime.mul_acc_next(b, acc, s_j)),
         |v| m = decode_message::<V, ET>(v, ct_m),
     );
-    wipe_slot(&mut slot);
     m
 }
 

@@ -28,11 +28,12 @@
 //!
 //! # Memory
 //!
-//! `Prepared` is the secret itself (256 B), `Accumulator` the plain result (512 B); `mul_acc`
-//! uses two 64-coefficient operands, a 127-coefficient product and the 16 × 16 level's small
-//! buffers (measured peak in `embedded/RESULTS.md`).
+//! `Prepared` is the secret itself, two coefficients per byte (128 B), `Accumulator` the plain
+//! result (512 B); `mul_acc` uses two 64-coefficient operands, a 127-coefficient product and the
+//! 16 × 16 level's small buffers (measured peak in `embedded/RESULTS.md`).
 
-use crate::poly::{N, Poly, SecretPoly};
+use crate::poly::{N, Poly};
+use crate::polymul::PackedSecret;
 
 /// Size of the products materialised in a buffer (two levels below N).
 const MID: usize = N >> 2;
@@ -229,10 +230,10 @@ fn add_negacyclic(acc: &mut [u16; N], product: &[u16; 2 * MID - 1], offset: usiz
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Karatsuba;
 
-plain_domain_polymul!(Karatsuba, "karatsuba", karatsuba_acc);
+plain_domain_polymul!(Karatsuba, "karatsuba", karatsuba_acc, packed);
 
 /// `acc += a · s` (see the module docs).
-fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
+fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &PackedSecret) {
     let mut a_mid = [0u16; MID];
     let mut s_mid = [0u16; MID];
     let mut product = [0u16; 2 * MID - 1];
@@ -240,11 +241,13 @@ fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
         for inner in 0..3 {
             let leaf = Leaf::new(N, outer, inner);
             leaf.gather(&a.coeffs, &mut a_mid);
-            // The secret's blocks, summed as residues mod 2^16.
+            // The secret's blocks, summed as residues mod 2^16 (signed nibbles, two per byte).
             s_mid.fill(0);
             for &start in &leaf.starts[..leaf.blocks] {
-                for (o, &c) in s_mid.iter_mut().zip(&s.coeffs[start..start + MID]) {
-                    *o = o.wrapping_add(c as i16 as u16);
+                let bytes = &s[start >> 1..(start + MID) >> 1];
+                for (pair, &byte) in s_mid.chunks_exact_mut(2).zip(bytes) {
+                    pair[0] = pair[0].wrapping_add((((byte << 4) as i8) >> 4) as i16 as u16);
+                    pair[1] = pair[1].wrapping_add(((byte as i8) >> 4) as i16 as u16);
                 }
             }
             product_mid(&a_mid, &s_mid, &mut product);
@@ -260,6 +263,7 @@ fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::poly::SecretPoly;
     use crate::polymul::{PolyMul, Schoolbook};
 
     #[test]

@@ -81,7 +81,8 @@ cfg_if::cfg_if! {
 
 /// A secret polynomial two coefficients per byte: signed nibbles, coefficient 2k in the low
 /// nibble of byte k (|s| <= 5 fits). The form in which the low-memory plan holds its secrets
-/// ([`PolyMul::prepare_packed_in`]).
+/// ([`PolyMul::with_packed`]), and the prepared form of the backends for microcontrollers
+/// ([`Karatsuba`], [`NttLowStack`]).
 pub type PackedSecret = [u8; N >> 1];
 
 /// `s` as a [`PackedSecret`].
@@ -97,6 +98,13 @@ pub(crate) fn unpack_secret(s: &PackedSecret, out: &mut SecretPoly) {
         pair[0] = ((byte << 4) as i8) >> 4;
         pair[1] = (byte as i8) >> 4;
     }
+}
+
+/// `s` as a [`PackedSecret`] value.
+pub(crate) fn packed_secret(s: &SecretPoly) -> PackedSecret {
+    let mut out = [0; N >> 1];
+    pack_secret(s, &mut out);
+    out
 }
 
 /// [`PolyMul::prepare_in`] of `s` widened, the widened polynomial in this frame only (not
@@ -177,10 +185,16 @@ pub trait PolyMul {
         }
     }
 
-    /// [`prepare_in`](Self::prepare_in) of a secret given as a [`PackedSecret`]. The default
-    /// widens it first; a backend whose prepared form is the packed secret copies it.
-    fn prepare_packed_in(&mut self, s: &PackedSecret, slot: &mut Option<Self::Prepared>) {
-        prepare_widened(self, s, slot);
+    /// Calls `f` with a secret given as a [`PackedSecret`] in the backend's domain. The default
+    /// widens and prepares it in a slot of this call, wiped after `f`; a backend whose prepared
+    /// form is the packed secret itself hands it over as it is, so that no copy is held.
+    fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Self::Prepared)) {
+        let mut slot = None;
+        prepare_widened(self, s, &mut slot);
+        if let Some(prepared) = &mut slot {
+            f(self, prepared);
+            prepared.zeroize();
+        }
     }
 
     /// Sets `acc` back to zero in place (the value of [`accumulator`](Self::accumulator)).

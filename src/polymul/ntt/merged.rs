@@ -59,7 +59,7 @@ use zeroize::Zeroize;
 
 use super::params::{Q, QINV, inverse_power_of_two, plain_twiddles};
 use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::{PackedSecret, PolyMul, pack_secret};
+use crate::polymul::{PackedSecret, PolyMul, pack_secret, packed_secret};
 
 mod portable;
 
@@ -385,25 +385,6 @@ impl core::fmt::Debug for MergedAccumulator {
     }
 }
 
-/// A secret of [`NttLowStack`]: the secret itself, two coefficients per byte (128 B). Wiped by
-/// the caller (the [`PolyMul`] contract).
-#[derive(Clone)]
-pub struct LowStackPrepared {
-    nibbles: Nibbles,
-}
-
-impl Zeroize for LowStackPrepared {
-    fn zeroize(&mut self) {
-        self.nibbles.as_mut_slice().zeroize();
-    }
-}
-
-impl core::fmt::Debug for LowStackPrepared {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("LowStackPrepared(<redacted>)")
-    }
-}
-
 /// The two backends over one set of kernels.
 macro_rules! merged_backends {
     ($kernels:ty, $merged:ident, $merged_name:literal, $low_stack:ident, $low_stack_name:literal,
@@ -483,38 +464,27 @@ macro_rules! merged_backends {
         pub struct $low_stack;
 
         impl PolyMul for $low_stack {
-            type Prepared = LowStackPrepared;
+            type Prepared = Nibbles;
             type Accumulator = Poly;
 
-            fn prepare(&mut self, s: &SecretPoly) -> LowStackPrepared {
-                let mut out = LowStackPrepared {
-                    nibbles: [0; N >> 1],
-                };
-                pack_secret(s, &mut out.nibbles);
-                out
+            fn prepare(&mut self, s: &SecretPoly) -> Nibbles {
+                packed_secret(s)
             }
 
-            fn prepare_into(&mut self, s: &SecretPoly, out: &mut LowStackPrepared) {
-                pack_secret(s, &mut out.nibbles);
+            fn prepare_into(&mut self, s: &SecretPoly, out: &mut Nibbles) {
+                pack_secret(s, out);
             }
 
-            fn prepare_packed_in(
-                &mut self,
-                s: &PackedSecret,
-                slot: &mut Option<LowStackPrepared>,
-            ) {
-                let out = slot.get_or_insert_with(|| LowStackPrepared {
-                    nibbles: [0; N >> 1],
-                });
-                out.nibbles = *s;
+            fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Nibbles)) {
+                f(self, s)
             }
 
             fn accumulator(&mut self) -> Poly {
                 Poly::ZERO
             }
 
-            fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &LowStackPrepared) {
-                product_into::<$kernels>(acc, a, &s.nibbles);
+            fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &Nibbles) {
+                product_into::<$kernels>(acc, a, s);
             }
 
             fn finish(&mut self, acc: &Poly) -> Poly {
@@ -524,10 +494,10 @@ macro_rules! merged_backends {
             fn mul_add_plain(
                 &mut self,
                 a: &mut Poly,
-                s: &LowStackPrepared,
+                s: &Nibbles,
                 sum: impl FnOnce(&mut Poly),
             ) {
-                product_into_public::<$kernels>(a, &s.nibbles, sum);
+                product_into_public::<$kernels>(a, s, sum);
             }
 
             fn name(&self) -> &'static str {
