@@ -251,7 +251,7 @@ pub(crate) trait SecretSource {
         prepare_from(backend, slot, |s| self.get(i, s));
     }
 
-    /// Calls `f` with secret polynomial `i` prepared for this use only: in a slot of this call,
+    /// Calls `f` with secret polynomial `i` prepared for this use only: a value of this call,
     /// wiped after `f`.
     fn with_prepared<B: PolyMul>(
         &self,
@@ -259,12 +259,9 @@ pub(crate) trait SecretSource {
         i: usize,
         f: impl FnOnce(&mut B, &B::Prepared),
     ) {
-        let mut slot = None;
-        self.prepare_in(backend, i, &mut slot);
-        if let Some(prepared) = &mut slot {
-            f(backend, prepared);
-            prepared.zeroize();
-        }
+        let mut prepared = prepared_from(backend, |s| self.get(i, s));
+        f(backend, &prepared);
+        prepared.zeroize();
     }
 }
 
@@ -410,9 +407,7 @@ pub(crate) struct OnDemand<S>(pub(crate) S);
 impl<S: SecretSource> OnDemand<S> {
     /// Secret polynomial `j` in the backend's domain (a value of its own: the expanded keys).
     pub(crate) fn prepare<B: PolyMul>(&self, backend: &mut B, j: usize) -> B::Prepared {
-        let mut s = SecretPoly::ZERO;
-        self.0.get(j, &mut s);
-        backend.prepare(&s)
+        prepared_from(backend, |s| self.0.get(j, s))
     }
 }
 
@@ -475,6 +470,15 @@ fn prepare_from<B: PolyMul>(
     let mut s = SecretPoly::ZERO;
     secret(&mut s);
     backend.prepare_in(&s, slot);
+}
+
+/// The secret that `secret` writes, prepared ([`PolyMul::prepare`]: built where the caller keeps
+/// it, not moved); the widened polynomial lives only in this frame.
+#[inline(never)]
+fn prepared_from<B: PolyMul>(backend: &mut B, secret: impl FnOnce(&mut SecretPoly)) -> B::Prepared {
+    let mut s = SecretPoly::ZERO;
+    secret(&mut s);
+    backend.prepare(&s)
 }
 
 /// `acc += a · s` for the public polynomial that `public` writes, held only in this frame.

@@ -107,17 +107,14 @@ pub(crate) fn packed_secret(s: &SecretPoly) -> PackedSecret {
     out
 }
 
-/// [`PolyMul::prepare_in`] of `s` widened, the widened polynomial in this frame only (not
-/// inlined: off the frames that hold the products' operands).
+/// [`PolyMul::prepare`] of `s` widened, the widened polynomial in this frame only (not inlined:
+/// off the frames that hold the products' operands; the prepared value is built where the caller
+/// keeps it).
 #[inline(never)]
-fn prepare_widened<B: PolyMul + ?Sized>(
-    backend: &mut B,
-    s: &PackedSecret,
-    slot: &mut Option<B::Prepared>,
-) {
+fn prepare_widened<B: PolyMul + ?Sized>(backend: &mut B, s: &PackedSecret) -> B::Prepared {
     let mut wide = SecretPoly::ZERO;
     unpack_secret(s, &mut wide);
-    backend.prepare_in(&wide, slot);
+    backend.prepare(&wide)
 }
 
 /// The backend used when the caller does not pick one. Override with
@@ -186,15 +183,12 @@ pub trait PolyMul {
     }
 
     /// Calls `f` with a secret given as a [`PackedSecret`] in the backend's domain. The default
-    /// widens and prepares it in a slot of this call, wiped after `f`; a backend whose prepared
-    /// form is the packed secret itself hands it over as it is, so that no copy is held.
+    /// widens and prepares it into a value of this call, wiped after `f`; a backend whose
+    /// prepared form is the packed secret itself hands it over as it is, so that no copy is held.
     fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Self::Prepared)) {
-        let mut slot = None;
-        prepare_widened(self, s, &mut slot);
-        if let Some(prepared) = &mut slot {
-            f(self, prepared);
-            prepared.zeroize();
-        }
+        let mut prepared = prepare_widened(self, s);
+        f(self, &prepared);
+        prepared.zeroize();
     }
 
     /// Sets `acc` back to zero in place (the value of [`accumulator`](Self::accumulator)).
