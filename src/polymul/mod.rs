@@ -117,6 +117,16 @@ fn prepare_widened<B: PolyMul + ?Sized>(backend: &mut B, s: &PackedSecret) -> B:
     backend.prepare(&wide)
 }
 
+/// `a += ` the sum in `acc`, finished ([`PolyMul::finish_into`], leaving `acc` wiped). Not
+/// inlined: the finished polynomial lives only in this frame, not beside the multiplication.
+#[inline(never)]
+fn add_finished<B: PolyMul + ?Sized>(backend: &mut B, acc: &mut B::Accumulator, a: &mut Poly) {
+    let mut product = Poly::ZERO;
+    backend.finish_into(acc, &mut product);
+    a.add_assign(&product);
+    product.zeroize();
+}
+
 /// The backend used when the caller does not pick one. Override with
 /// `RUSTFLAGS='--cfg saber_polymul="schoolbook"'` (or `"toom_cook"`, `"ntt"`, `"kronecker"`).
 pub type DefaultPolyMul = Selected;
@@ -176,9 +186,7 @@ pub trait PolyMul {
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<Self::Prepared>) {
         match slot {
             Some(prepared) => self.prepare_into(s, prepared),
-            None => {
-                slot.get_or_insert_with(|| self.prepare(s));
-            }
+            None => *slot = Some(self.prepare(s)),
         }
     }
 
@@ -215,10 +223,7 @@ pub trait PolyMul {
         let mut acc = self.accumulator();
         self.mul_acc(&mut acc, a, s);
         sum(a);
-        let mut product = Poly::ZERO;
-        self.finish_into(&mut acc, &mut product);
-        a.add_assign(&product);
-        product.zeroize();
+        add_finished(self, &mut acc, a);
     }
 
     /// Short, stable name of the backend (used by examples and benches).
