@@ -437,7 +437,7 @@ pub(crate) trait Operands<B: PolyMul> {
 
 impl<B: PolyMul, M: MatrixSource> Operands<B> for M {
     fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared) {
-        multiply_with(backend, acc, s, |a| self.next_entry(a));
+        backend.mul_acc_pieces(acc, s, |take| self.next_entry_pieces(take));
     }
 }
 

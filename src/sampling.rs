@@ -189,6 +189,15 @@ pub(crate) fn secret_job<'a>(seed: &'a [u8], out: &'a mut [u8]) -> Job<'a> {
 pub(crate) trait MatrixSource {
     /// Writes the next entry (coefficients in `[0, q)`).
     fn next_entry(&mut self, out: &mut Poly);
+
+    /// Hands the next entry to `take(first coefficient, coefficients)` in pieces, in order (for
+    /// [`PolyMul::mul_acc_pieces`](crate::polymul::PolyMul::mul_acc_pieces)). The default
+    /// writes it whole first.
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        let mut entry = Poly::ZERO;
+        self.next_entry(&mut entry);
+        take(0, &entry.coeffs);
+    }
 }
 
 /// Polynomials of `bits`-bit coefficients read one after the other from a byte stream: A from
@@ -209,12 +218,29 @@ impl<S: ByteStream> PolyStream<S> {
 /// stack beside the multiplication in the low-memory mode) at a quarter of an entry.
 const PIECE_COEFFS: usize = N >> 2;
 
+/// Coefficients per piece handed over by [`MatrixSource::next_entry_pieces`]: an eighth of a
+/// polynomial, so that its buffers stay small beside the transform buffer that takes them.
+const SMALL_PIECE_COEFFS: usize = N >> 3;
+
 impl<S: ByteStream> MatrixSource for PolyStream<S> {
     fn next_entry(&mut self, out: &mut Poly) {
         let mut buf = [0u8; (PIECE_COEFFS * 13) >> 3];
         let len = (PIECE_COEFFS * self.bits as usize) >> 3;
         for piece in out.coeffs.chunks_exact_mut(PIECE_COEFFS) {
             unpack(self.bytes.next(&mut buf[..len]), self.bits, piece);
+        }
+    }
+
+    /// Not inlined: its buffers live only in this call, not in the frame that receives the
+    /// pieces.
+    #[inline(never)]
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        let mut buf = [0u8; (SMALL_PIECE_COEFFS * 13) >> 3];
+        let mut piece = [0u16; SMALL_PIECE_COEFFS];
+        let len = (SMALL_PIECE_COEFFS * self.bits as usize) >> 3;
+        for at in (0..N).step_by(SMALL_PIECE_COEFFS) {
+            unpack(self.bytes.next(&mut buf[..len]), self.bits, &mut piece);
+            take(at, &piece);
         }
     }
 }
@@ -290,6 +316,13 @@ impl MatrixSource for StreamedMatrix {
             Self::PerEntry(entries) => entries.next_entry(out),
         }
     }
+
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        match self {
+            Self::OneStream(stream) => stream.next_entry_pieces(take),
+            Self::PerEntry(entries) => entries.next_entry_pieces(take),
+        }
+    }
 }
 
 /// Saber+'s matrix: `A[i][j]` = XOF(seed_A ‖ i ‖ j), first `poly_q` bytes, in row-major order.
@@ -342,6 +375,16 @@ impl EntryMatrix {
     }
 }
 
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+impl EntryMatrix {
+    /// The next entry's XOF stream.
+    fn next_stream(&mut self) -> PolyStream<Xof> {
+        let (index, later) = self.indices.split_at(1);
+        self.indices = later;
+        PolyStream::new(self.hasher.xof(&[&self.seed, &index[0]]), self.bits)
+    }
+}
+
 impl MatrixSource for EntryMatrix {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     fn next_entry(&mut self, out: &mut Poly) {
@@ -375,10 +418,13 @@ impl MatrixSource for EntryMatrix {
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     #[inline(never)]
     fn next_entry(&mut self, out: &mut Poly) {
-        let (index, later) = self.indices.split_at(1);
-        self.indices = later;
-        let xof = self.hasher.xof(&[&self.seed, &index[0]]);
-        PolyStream::new(xof, self.bits).next_entry(out);
+        self.next_stream().next_entry(out);
+    }
+
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline(never)]
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        self.next_stream().next_entry_pieces(take);
     }
 }
 

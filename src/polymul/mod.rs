@@ -117,6 +117,20 @@ fn prepare_widened<B: PolyMul + ?Sized>(backend: &mut B, s: &PackedSecret) -> B:
     backend.prepare(&wide)
 }
 
+/// [`PolyMul::mul_acc`] of the polynomial that `public` writes in pieces, gathered in this frame
+/// only (not inlined: not beside the caller's operands).
+#[inline(never)]
+fn mul_acc_gathered<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    s: &B::Prepared,
+    public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+) {
+    let mut a = Poly::ZERO;
+    public(&mut |at, piece| a.coeffs[at..at + piece.len()].copy_from_slice(piece));
+    backend.mul_acc(acc, &a, s);
+}
+
 /// `a += ` the sum in `acc`, finished ([`PolyMul::finish_into`], leaving `acc` wiped). Not
 /// inlined: the finished polynomial lives only in this frame, not beside the multiplication.
 #[inline(never)]
@@ -172,6 +186,20 @@ pub trait PolyMul {
 
     /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
     fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
+
+    /// [`mul_acc`](Self::mul_acc) of the public polynomial that `public` writes in pieces:
+    /// `public(take)` calls `take(first coefficient, coefficients)` in order until all N are
+    /// written (the matrix stream unpacks a few coefficients at a time). The default gathers
+    /// them in a polynomial of its own; a backend whose first step transforms `a` takes them
+    /// straight into its transform's buffer, so that `a` is never held beside it.
+    fn mul_acc_pieces(
+        &mut self,
+        acc: &mut Self::Accumulator,
+        s: &Self::Prepared,
+        public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+    ) {
+        mul_acc_gathered(self, acc, s, public);
+    }
 
     /// [`prepare`](Self::prepare) into `out`, replacing the secret it held, without moving a
     /// prepared value: the default assigns `prepare`'s result; backends with a large domain

@@ -58,7 +58,7 @@
 use zeroize::Zeroize;
 
 use super::params::{Q, QINV, inverse_power_of_two, plain_twiddles};
-use crate::poly::{N, Poly, SecretPoly};
+use crate::poly::{N, Poly, SecretPoly, centred};
 use crate::polymul::{PackedSecret, PolyMul, pack_secret, packed_secret};
 
 mod portable;
@@ -224,6 +224,11 @@ pub(crate) trait Kernels: Sized {
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]);
     /// Layers 1–3 of the forward transform of a secret.
     fn forward_first_secret(s: &[i8; N], out: &mut [i32; N]);
+    /// Layers 1–3 of the forward transform in place, from centred 13-bit residues. Portable
+    /// on every target (used once per low-memory product, beside the kernels' other passes).
+    fn forward_first_in_place(a: &mut [i32; N]) {
+        portable::forward_first_in_place(a);
+    }
     /// Layers 4–6 in place in `groups.len()` groups of 32 coefficients, whose twiddles are
     /// `twiddles[0..]`.
     fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]);
@@ -327,6 +332,26 @@ fn product_finished<K: Kernels>(w: &mut [i32; N], s: &Nibbles, acc: &mut Poly) {
     K::inverse_first(as_groups(w));
     K::inverse_last(w, &mut acc.coeffs, true);
     quarter_hat.as_flattened_mut().zeroize();
+}
+
+/// [`product_into`] of the public polynomial that `public` writes in pieces
+/// ([`PolyMul::mul_acc_pieces`]), centred straight into the transform buffer: the polynomial is
+/// never held beside it. Not inlined: the transform buffer lives only in this call.
+#[inline(never)]
+fn product_from_pieces<K: Kernels>(
+    acc: &mut Poly,
+    s: &Nibbles,
+    public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+) {
+    let mut w = [0i32; N];
+    public(&mut |at, piece| {
+        for (out, &c) in w[at..at + piece.len()].iter_mut().zip(piece) {
+            *out = centred(c);
+        }
+    });
+    K::forward_first_in_place(&mut w);
+    K::forward_last(as_groups(&mut w), &FORWARD[1..]);
+    product_finished::<K>(&mut w, s, acc);
 }
 
 /// `a ← sum + a · s` ([`PolyMul::mul_add_plain`]), as [`product_into`] with the sum written
@@ -485,6 +510,15 @@ macro_rules! merged_backends {
 
             fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &Nibbles) {
                 product_into::<$kernels>(acc, a, s);
+            }
+
+            fn mul_acc_pieces(
+                &mut self,
+                acc: &mut Poly,
+                s: &Nibbles,
+                public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+            ) {
+                product_from_pieces::<$kernels>(acc, s, public);
             }
 
             fn finish(&mut self, acc: &Poly) -> Poly {

@@ -94,6 +94,19 @@ fn forward_first(input: impl Fn(usize) -> i32, out: &mut [i32; N]) {
     }
 }
 
+/// Layers 1–3 of the forward transform in place, from centred coefficients (the low-memory
+/// product's public operand, written straight into its transform buffer).
+pub(super) fn forward_first_in_place(a: &mut [i32; N]) {
+    let t = &opaque(&FORWARD)[0];
+    for j in 0..32 {
+        let mut x: [i32; 8] = core::array::from_fn(|k| a[j + 32 * k]);
+        forward_three(&mut x, t);
+        for (k, &v) in x.iter().enumerate() {
+            a[j + 32 * k] = v;
+        }
+    }
+}
+
 /// The kernels in portable Rust.
 pub(crate) struct Portable;
 
