@@ -246,15 +246,14 @@ const fn h2<V: Variant>(et: u32) -> u16 {
 const P_MASK: u16 = (1 << EP) - 1;
 
 /// Packs `round(x) = (x + h1) mod q >> (EQ − EP)`, the rounding of `b` and `b'` to EP bits (the
-/// packing's mask to EP bits is the reduction mod q: bits EQ − EP .. EQ of `x + h1`). Rounding
-/// the whole polynomial first lets the compiler vectorise it.
-pub(crate) fn pack_rounded<V: Variant>(x: &Poly, out: &mut [u8]) {
-    let mut rounded = [0u16; N];
-    for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
-        *r = c.wrapping_add(h1::<V>()) >> (V::EQ - EP);
+/// packing's mask to EP bits is the reduction mod q: bits EQ − EP .. EQ of `x + h1`), rounding
+/// `x` in place (the callers' finished sums, wiped after): the whole polynomial first, which the
+/// compiler vectorises, and no second polynomial on the stack.
+pub(crate) fn pack_rounded<V: Variant>(x: &mut Poly, out: &mut [u8]) {
+    for c in x.coeffs.iter_mut() {
+        *c = c.wrapping_add(h1::<V>()) >> (V::EQ - EP);
     }
-    pack_wide::<{ EP as usize }>(&rounded, out);
-    rounded.as_mut_slice().zeroize();
+    pack_wide::<{ EP as usize }>(&x.coeffs, out);
 }
 
 /// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits as it is computed. A

@@ -497,10 +497,10 @@ fn multiply_with<B: PolyMul>(
 /// Finishes `acc` (left wiped, [`PolyMul::finish_into`]) and hands the result to `consume`;
 /// the result lives only in this call, never beside a multiplication.
 #[inline(never)]
-fn finish_with<B: PolyMul>(backend: &mut B, acc: &mut B::Accumulator, consume: impl FnOnce(&Poly)) {
+fn finish_with<B: PolyMul>(backend: &mut B, acc: &mut B::Accumulator, consume: impl FnOnce(&mut Poly)) {
     let mut sum = Poly::ZERO;
     backend.finish_into(acc, &mut sum);
-    consume(&sum);
+    consume(&mut sum);
     sum.zeroize();
 }
 
@@ -510,7 +510,7 @@ fn finish_with<B: PolyMul>(backend: &mut B, acc: &mut B::Accumulator, consume: i
 fn sum_of_products<B: PolyMul, const L: usize>(
     backend: &mut B,
     mut product: impl FnMut(&mut B, &mut B::Accumulator, usize),
-    consume: impl FnOnce(&Poly),
+    consume: impl FnOnce(&mut Poly),
 ) {
     let mut acc = backend.accumulator();
     for j in 0..L {
@@ -530,7 +530,7 @@ pub(crate) trait Sums<B: PolyMul> {
         public: impl FnOnce(&mut Poly),
     );
     /// Hands `sum_j` (correct mod q) to `consume`.
-    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&Poly));
+    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&mut Poly));
 }
 
 /// L accumulators in the backend's domain (fast plan). Wiped on drop.
@@ -551,7 +551,7 @@ impl<B: PolyMul, const L: usize> Sums<B> for Accumulators<B, L> {
 
     /// The accumulator is wiped by finishing and dropped from the list (nothing left to wipe
     /// on drop).
-    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
+    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&mut Poly)) {
         if let Some(acc) = &mut self.0[j] {
             finish_with(backend, acc, consume);
         }
@@ -636,10 +636,10 @@ impl<B: PolyMul> Sums<B> for PackedSums<'_> {
     }
 
     #[inline(never)]
-    fn finish(&mut self, _backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
+    fn finish(&mut self, _backend: &mut B, j: usize, consume: impl FnOnce(&mut Poly)) {
         let mut b = Poly::ZERO;
         self.read(j, &mut b);
-        consume(&b);
+        consume(&mut b);
         b.zeroize();
     }
 }
