@@ -131,6 +131,18 @@ fn mul_acc_gathered<B: PolyMul + ?Sized>(
     backend.mul_acc(acc, &a, s);
 }
 
+/// [`PolyMul::mul_acc`], not inlined: the product's buffers live only in this frame, not in the
+/// caller's, through which the finishing chain passes too.
+#[inline(never)]
+fn mul_acc_apart<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    a: &Poly,
+    s: &B::Prepared,
+) {
+    backend.mul_acc(acc, a, s);
+}
+
 /// `a += ` the sum in `acc`, finished ([`PolyMul::finish_into`], leaving `acc` wiped). Not
 /// inlined: the finished polynomial lives only in this frame, not beside the multiplication.
 #[inline(never)]
@@ -249,7 +261,7 @@ pub trait PolyMul {
     /// it.
     fn mul_add_plain(&mut self, a: &mut Poly, s: &Self::Prepared, sum: impl FnOnce(&mut Poly)) {
         let mut acc = self.accumulator();
-        self.mul_acc(&mut acc, a, s);
+        mul_acc_apart(self, &mut acc, a, s);
         sum(a);
         add_finished(self, &mut acc, a);
     }
