@@ -23,11 +23,12 @@
 //!   coefficient (`|s| <= 5` fits a signed nibble, [`PackedSecret`](crate::polymul::PackedSecret))
 //!   and prepared at each use ([`PolyMul::with_packed`]: used where it is by a backend whose
 //!   prepared form it is), so that at most one prepared secret and one accumulator are alive at
-//!   a time; key
-//!   generation keeps its L partial sums of `Aᵀ·s` in the caller's secret-key buffer, as 16-bit
-//!   words where it has room (the round-3 sets' keys) and else packed with EQ bits, each product
-//!   finished into its sum at once ([`PolyMul::mul_add_plain`]), since the row-major stream of A
-//!   makes every output grow at once. The price is `L² + L` prepares instead of `L` per
+//!   a time, and the public operands are handed to the products in pieces
+//!   ([`PolyMul::mul_acc_pieces`]); key generation keeps its L partial sums of `Aᵀ·s` in the
+//!   caller's secret-key buffer, as 16-bit words where it has room (the round-3 sets' keys) and
+//!   else packed with EQ bits, each product finished into its sum at once
+//!   ([`PolyMul::mul_add_plain`]), since the row-major stream of A makes every output grow at
+//!   once. The price is `L² + L` prepares instead of `L` per
 //!   encryption, which is nothing for plain-domain backends such as
 //!   [`Karatsuba`](crate::polymul::Karatsuba) and for [`NttLowStack`](crate::polymul::NttLowStack).
 //!
@@ -494,10 +495,15 @@ fn multiply_with<B: PolyMul>(
     backend.mul_acc(acc, &a, prepared);
 }
 
-/// Finishes `acc` (left wiped, [`PolyMul::finish_into`]) and hands the result to `consume`;
-/// the result lives only in this call, never beside a multiplication.
+/// Finishes `acc` (left wiped, [`PolyMul::finish_into`]) and hands the result to `consume`,
+/// which may change it (rounding in place); the result lives only in this call, never beside a
+/// multiplication, and is wiped.
 #[inline(never)]
-fn finish_with<B: PolyMul>(backend: &mut B, acc: &mut B::Accumulator, consume: impl FnOnce(&mut Poly)) {
+fn finish_with<B: PolyMul>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    consume: impl FnOnce(&mut Poly),
+) {
     let mut sum = Poly::ZERO;
     backend.finish_into(acc, &mut sum);
     consume(&mut sum);
@@ -778,7 +784,6 @@ pub(crate) fn encrypt<
 }
 
 /// Saber.PKE.Enc with the secret vector given as operands.
-#[inline(never)]
 fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     backend: &mut B,
     matrix: &mut impl Operands<B>,

@@ -138,9 +138,9 @@ fn schoolbook_half(a: &[u32; HALF], b: &[u32; HALF]) -> [u32; 2 * HALF - 1] {
 }
 
 /// 16 × 16 product (31 coefficients), mod 2^16: one more Karatsuba level over
-/// [`schoolbook_half`] (three 8 × 8 products instead of four), `low + x^8·(middle − low − high)
-/// + x^16·high`, each half product added in as soon as it is computed, so that one is alive at
-/// a time (the stack of the products' deepest frame).
+/// [`schoolbook_half`] (three 8 × 8 products instead of four),
+/// `low + x^8·(middle − low − high) + x^16·high`, each half product added in as soon as it is
+/// computed, so that one is alive at a time (the stack of the products' deepest frame).
 #[inline(always)]
 fn schoolbook_leaf(a: &[u16; LEAF], b: &[u16; LEAF], out: &mut [u16; 2 * LEAF - 1]) {
     // Residues mod 2^16, widened so that the products need no masking.

@@ -43,7 +43,11 @@
 //! product inside `mul_acc` and needs only the transform of `a` (1 KiB) and a quarter of the
 //! secret's (256 B) at a time: after two layers the four quarters of a transform are
 //! independent, and for a secret (|s| <= 5) the first two layers are one exact combination of
-//! four coefficients with constants, so each quarter is computed from the secret directly.
+//! four coefficients with constants, so each quarter is computed from the secret directly. Its
+//! secret is the low-memory plan's packed form itself (used where it is,
+//! [`PolyMul::with_packed`]), and the public operand is taken in pieces straight into the
+//! transform buffer ([`PolyMul::mul_acc_pieces`]: centred, then the first three layers in
+//! place), so that it is not held beside the transform either.
 //!
 //! # Kernels
 //!
