@@ -247,6 +247,71 @@
     pop {r4-r11, pc}
     .size saber_kem_merged_inv_first, . - saber_kem_merged_inv_first
 
+@ \x = the Montgomery reduction of the 64-bit sum at [r0 + \offset] (R = 2^32, −q'^(−1) in
+@ r9, m in r10): \x = (sum + m·q')/2^32 with m = low(sum)·(−q'^(−1)), whose low word r11 is
+@ then zero; both words of the sum are overwritten with it (the wipe).
+.macro reduce_wide x, offset
+    ldrd r11, \x, [r0, #\offset]
+    mul r10, r11, r9
+    smlal r11, \x, r10, lr
+    strd r11, r11, [r0, #\offset]
+.endm
+
+@ inv_first_wide(sums, out, twiddles, scale): as inv_first, from the Montgomery reductions of the
+@ 64-bit sums (read and wiped, group g column j at sums + 8·(32g + j) + 32k) into out (group g
+@ column j at out + 4·(32g + j) + 16k).
+    begin_function saber_kem_merged_inv_first_wide
+    push {r4-r11, lr}
+    sub sp, sp, #84
+    ldrd r3, r12, [r3]
+    strd r3, r12, [sp, #56]
+    add r3, r0, #2048
+    str r3, [sp, #64]
+    str r2, [sp, #68]
+    str r1, [sp, #76]
+    load_q lr
+2:
+    ldr r12, [sp, #68]
+    copy_twiddles r12
+    str r12, [sp, #68]
+    add r12, r0, #32
+    str r12, [sp, #72]
+1:
+    movw r9, #(NEG_QINV & 0xffff)
+    movt r9, #(NEG_QINV >> 16)
+    reduce_wide r1, 0
+    reduce_wide r2, 32
+    reduce_wide r3, 64
+    reduce_wide r4, 96
+    reduce_wide r5, 128
+    reduce_wide r6, 160
+    reduce_wide r7, 192
+    reduce_wide r8, 224
+    inverse_three_unscaled
+    ldrd r9, r10, [sp, #56]
+    mulc_in r1
+    mulc_in r2
+    mulc_in r3
+    mulc_in r4
+    ldr r12, [sp, #76]
+    column str, r12, 16
+    add r12, r12, #4
+    str r12, [sp, #76]
+    add r0, r0, #8
+    ldr r12, [sp, #72]
+    cmp r0, r12
+    bne 1b
+    ldr r12, [sp, #76]
+    add r12, r12, #112
+    str r12, [sp, #76]
+    add r0, r0, #224
+    ldr r12, [sp, #64]
+    cmp r0, r12
+    bne 2b
+    add sp, sp, #84
+    pop {r4-r11, pc}
+    .size saber_kem_merged_inv_first_wide, . - saber_kem_merged_inv_first_wide
+
 @ The canonical centred residue of \x in (−q'/2, 1.5·q'), HALF_Q in r10: x − (q' & ((HALF_Q −
 @ x) >> 31)).
 .macro centre x
@@ -432,33 +497,57 @@
     pop {r4-r11, pc}
     .size saber_kem_merged_prepare_blocks, . - saber_kem_merged_prepare_blocks
 
-.macro acc_out k
-    ldr r11, [r0, #(4 * \k)]
-    add r11, r11, r8
-    str r11, [r0, #(4 * \k)]
+@ One output of an unreduced base product: r7, r8 = \x0·\y0 + … + \x3·\y3, stored at [r0 + 8·\k]
+@ (\add = 0) or added to the 64-bit sum there (\add = 1).
+.macro dot k, add, x0, y0, x1, y1, x2, y2, x3, y3
+    .if \add
+    ldrd r7, r8, [r0, #(8 * \k)]
+    smlal r7, r8, \x0, \y0
+    .else
+    smull r7, r8, \x0, \y0
+    .endif
+    smlal r7, r8, \x1, \y1
+    smlal r7, r8, \x2, \y2
+    smlal r7, r8, \x3, \y3
+    strd r7, r8, [r0, #(8 * \k)]
 .endm
 
-@ base_mul_acc(acc, a_hat, prepared, one_quotient): acc[4b + k] += (â ∘ prepared) for the 64
-@ blocks (one_quotient unused: the sums stay below 3·q' here).
-    begin_function saber_kem_merged_base_mul_acc
+@ base_mul_store / base_mul_add(acc, a_hat, prepared): the 64-bit sums acc[4b + k] = (or +=)
+@ the unreduced products (â ∘ prepared) of the 64 blocks. a0–a3 in r3–r6; of the block's b0, b1,
+@ b2, b3, ζb1, ζb2, ζb3 (prepared + 0..28): b0 in r9, b1 in lr, ζb3 in r10, ζb1 and ζb2 in r12,
+@ r11 until c1 is done, then b2 and b3 there.
+.macro base_mul_wide name, add
+    begin_function \name
     push {r4-r11, lr}
     sub sp, sp, #4
-    add r3, r0, #1024
+    add r3, r0, #2048
     str r3, [sp, #0]
-    load_q lr
-    movw r12, #(NEG_QINV & 0xffff)
-    movt r12, #(NEG_QINV >> 16)
 1:
     ldm r1!, {r3-r6}
-    base_product acc_out
-    add r0, r0, #16
+    ldrd r9, lr, [r2, #0]
+    ldrd r12, r11, [r2, #16]
+    ldr r10, [r2, #24]
+    @ c0 = a0·b0 + a1·ζb3 + a2·ζb2 + a3·ζb1
+    dot 0, \add, r3, r9, r4, r10, r5, r11, r6, r12
+    @ c1 = a0·b1 + a1·b0 + a2·ζb3 + a3·ζb2
+    dot 1, \add, r3, lr, r4, r9, r5, r10, r6, r11
+    ldrd r12, r11, [r2, #8]
+    @ c2 = a0·b2 + a1·b1 + a2·b0 + a3·ζb3
+    dot 2, \add, r3, r12, r4, lr, r5, r9, r6, r10
+    @ c3 = a0·b3 + a1·b2 + a2·b1 + a3·b0
+    dot 3, \add, r3, r11, r4, r12, r5, lr, r6, r9
     add r2, r2, #28
-    ldr r9, [sp, #0]
-    cmp r0, r9
+    add r0, r0, #32
+    ldr r7, [sp, #0]
+    cmp r0, r7
     bne 1b
     add sp, sp, #4
     pop {r4-r11, pc}
-    .size saber_kem_merged_base_mul_acc, . - saber_kem_merged_base_mul_acc
+    .size \name, . - \name
+.endm
+
+    base_mul_wide saber_kem_merged_base_mul_store, 0
+    base_mul_wide saber_kem_merged_base_mul_add, 1
 
 .macro in_place_out k
     str r8, [r0, #(4 * \k)]

@@ -422,49 +422,9 @@
     \out 3
 .endm
 
-# acc[k] = barrett(acc[k] + s8) (⌊2^32/q'⌉ in s11).
-.macro acc_out k
-    lw t6, (4 * \k)(a0)
-    add s8, s8, t6
-    mulh ra, s8, s11
-    mul ra, ra, t5
-    sub s8, s8, ra
-    sw s8, (4 * \k)(a0)
-.endm
-
 .macro in_place_out k
     sw s8, (4 * \k)(a0)
 .endm
-
-# base_mul_acc(acc, a_hat, prepared, one_quotient): acc = acc + (â ∘ prepared), reduced by
-# the multiplication by one, for the 64 blocks.
-    entry saber_kem_merged_base_mul_acc
-    save
-    li t5, Q
-    li s10, QINV
-    mv s11, a3
-    addi s9, a0, 1024
-1:
-    lw a3, 0(a1)
-    lw a4, 4(a1)
-    lw a5, 8(a1)
-    lw a6, 12(a1)
-    lw s0, 0(a2)
-    lw s1, 4(a2)
-    lw s2, 8(a2)
-    lw s3, 12(a2)
-    lw a7, 16(a2)
-    lw t0, 20(a2)
-    lw t1, 24(a2)
-    companions
-    base_product acc_out
-    addi a0, a0, 16
-    addi a1, a1, 16
-    addi a2, a2, 28
-    bne a0, s9, 1b
-    restore
-    ret
-    .size saber_kem_merged_base_mul_acc, . - saber_kem_merged_base_mul_acc
 
 # base_mul_quarter(w, s_hat, zetas): w = ŵ ∘ ŝ in place for 16 blocks, the ζ-multiples of ŝ
 # (block b: ζ = zetas[b]) computed on the way.
