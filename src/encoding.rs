@@ -299,6 +299,7 @@ fn unpack_bits(bytes: &[u8], width: u32, out: &mut [u16]) {
 }
 
 /// Unpacks a whole polynomial.
+#[cfg(any(test, target_arch = "x86", target_arch = "x86_64"))]
 pub fn unpack_poly(bytes: &[u8], width: u32) -> Poly {
     let mut p = Poly::ZERO;
     unpack(bytes, width, &mut p.coeffs);
@@ -369,19 +370,39 @@ pub(crate) fn encode_message<V: Variant, const ET: usize>(v: &Poly, m: &[u8; 32]
 
 /// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient, packed in place.
 pub(crate) fn decode_message<V: Variant, const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
-    let c_m = unpack_poly(ct_m, ET as u32);
-    // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
-    let mut bits = [0u16; N];
-    for ((bit, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
-        *bit = (vk
-            .wrapping_add(h2::<V>(ET as u32))
+    let bit = |vk: u16, ck: u16| {
+        (vk.wrapping_add(h2::<V>(ET as u32))
             .wrapping_sub(ck << (EP - ET as u32))
             & P_MASK)
-            >> (EP - 1);
-    }
+            >> (EP - 1)
+    };
     let mut m = [0u8; 32];
-    pack_groups::<1>(&bits, &mut m);
-    bits.as_mut_slice().zeroize();
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        let c_m = unpack_poly(ct_m, ET as u32);
+        // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
+        let mut bits = [0u16; N];
+        for ((b, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
+            *b = bit(vk, ck);
+        }
+        pack_groups::<1>(&bits, &mut m);
+        bits.as_mut_slice().zeroize();
+    }
+    // Elsewhere a message byte per group of eight, from its ET bytes of c_m: no temporaries.
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    for ((group, bytes), byte) in v
+        .coeffs
+        .chunks_exact(GROUP)
+        .zip(ct_m.chunks_exact(ET))
+        .zip(m.iter_mut())
+    {
+        let word = load_le::<ET>(bytes);
+        let mask = (1u64 << ET) - 1;
+        for (i, &vk) in group.iter().enumerate() {
+            let ck = ((word >> (ET * i)) & mask) as u16;
+            *byte |= (bit(vk, ck) as u8) << i;
+        }
+    }
     m
 }
 
