@@ -18,15 +18,16 @@
 //!    |a| <= k·q' gives (−0.0049·k·q', (1 + 0.0049·k)·q') (q'/2^33 < 0.0049).
 //! 2. **Forward.** A layer adds the product of (1) to the magnitude: from |a| <= 4096, the six
 //!    layers add less than (1 + 0.0049·k)·q' each for the running bound k·q', so |â| < 6.1·q'.
-//! 3. **Prepared secret** ([`NttMerged`]). A multiplication by 1 (a Barrett reduction, (1))
-//!    brings each coefficient into (−0.03·q', 1.03·q'); the ζ-multiples of the unreduced
-//!    coefficients lie in the same range. Secret quarters ([`NttLowStack`]): below 11.7·q' (see
+//! 3. **Prepared secret** ([`NttMerged`]). The first layer's products are exact (|s·ω| <=
+//!    5·q'/2 < 2^31, no reduction): below 2.51·q' after it, below 7.7·q' after all six. A
+//!    multiplication by 1 (a Barrett reduction, (1)) brings each coefficient into (−0.04·q',
+//!    1.04·q'); the ζ-multiples of the unreduced coefficients lie in the same range. Secret quarters ([`NttLowStack`]): below 11.7·q' (see
 //!    [`secret_quarter`]), their ζ-multiples below 1.06·q'.
-//! 4. **Base multiplication.** A 4-term dot product is at most 4 · 6.1·q' · 1.03·q' < 25.2·q'^2
+//! 4. **Base multiplication.** A 4-term dot product is at most 4 · 6.1·q' · 1.04·q' < 25.4·q'^2
 //!    ([`NttMerged`]) or 4 · 6.1 · 11.7·q'^2 < 285.5·q'^2 ([`NttLowStack`]), below 2^63 in
 //!    `i64`; a Montgomery reduction (R = 2^32) of x is at most |x|/2^32 + q'/2 (q'/2^32 <
 //!    0.00977). [`NttMerged`] adds the dot products of up to four products unreduced (below
-//!    100.8·q'^2 < 2^58) and reduces each sum once, at the start of the inverse: below 1.49·q'.
+//!    101.6·q'^2 < 2^58) and reduces each sum once, at the start of the inverse: below 1.5·q'.
 //!    [`NttLowStack`] reduces each product: below 3.3·q'.
 //! 5. **Inverse**, for inputs below 6.3·q' (so that 8 · 6.3·q' < 2^31). Gentleman–Sande
 //!    butterflies double the sums per layer: the first three layers give at most 50.4·q' <

@@ -49,6 +49,14 @@
     add \xi, \xi, r11
 .endm
 
+@ Cooley–Tukey with an exact product, for |xj| <= 5 (a secret's first layer: |xj·ω| <= 5·q'/2
+@ < 2^31, no reduction needed).
+.macro ct_small xi, xj
+    mul r11, \xj, r9
+    sub \xj, \xi, r11
+    add \xi, \xi, r11
+.endm
+
 @ Sum and difference: (xi, xj) = (xi + xj, xi − xj), the sum as 2·xi − (xi − xj).
 .macro sumdiff xi, xj
     sub \xj, \xi, \xj
@@ -61,13 +69,21 @@
     mulc_in \xj
 .endm
 
-@ Three Cooley–Tukey layers on x0–x7 with the seven twiddles at sp + 0..56.
-.macro forward_three
+@ Three Cooley–Tukey layers on x0–x7 with the seven twiddles at sp + 0..56; with \small, inputs
+@ of a secret (|x| <= 5), whose first layer's products are exact.
+.macro forward_three small=0
     ldrd r9, r10, [sp, #0]
+    .if \small
+    ct_small r1, r5
+    ct_small r2, r6
+    ct_small r3, r7
+    ct_small r4, r8
+    .else
     ct r1, r5
     ct r2, r6
     ct r3, r7
     ct r4, r8
+    .endif
     ldrd r9, r10, [sp, #8]
     ct r1, r3
     ct r2, r4
@@ -136,7 +152,8 @@
 .endm
 
 @ fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32. \load and \step read
-@ one input coefficient and the distance between the column's inputs.
+@ one input coefficient and the distance between the column's inputs; \extend: 13-bit residues,
+@ centred first (else a secret, |s| <= 5, whose first layer is exact).
 .macro fwd_first name, load, step, extend
     begin_function \name
     push {r4-r11, lr}
@@ -163,7 +180,11 @@
     sbfx r7, r7, #0, #13
     sbfx r8, r8, #0, #13
     .endif
+    .if \extend
     forward_three
+    .else
+    forward_three 1
+    .endif
     column str, r0, 128
     add r0, r0, #4
     ldr r12, [sp, #60]

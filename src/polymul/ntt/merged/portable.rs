@@ -58,6 +58,24 @@ fn forward_three(x: &mut [i32; 8], t: &GroupTwiddles) {
     for k in 0..4 {
         ct(x, k, k + 4, t[0]);
     }
+    forward_two(x, t);
+}
+
+/// [`forward_three`] of a secret's coefficients (|x| <= 5): the first layer's products are exact
+/// (|x·ω| <= 5·q'/2 < 2^31), plain multiplications.
+#[inline(always)]
+fn forward_three_small(x: &mut [i32; 8], t: &GroupTwiddles) {
+    for k in 0..4 {
+        let p = x[k + 4] * t[0].omega;
+        x[k + 4] = x[k] - p;
+        x[k] += p;
+    }
+    forward_two(x, t);
+}
+
+/// The second and third layers of [`forward_three`].
+#[inline(always)]
+fn forward_two(x: &mut [i32; 8], t: &GroupTwiddles) {
     for k in 0..2 {
         ct(x, k, k + 2, t[1]);
         ct(x, k + 4, k + 6, t[2]);
@@ -97,13 +115,17 @@ fn inverse_column(mut x: [i32; 8], t: &GroupTwiddles, middle: Twiddle) -> [i32; 
     out
 }
 
-/// Layers 1–3 of the forward transform of the coefficients `input(k)`.
+/// Layers 1–3 (`three`) of the forward transform of the coefficients `input(k)`.
 #[inline(always)]
-fn forward_first(input: impl Fn(usize) -> i32, out: &mut [i32; N]) {
+fn forward_first(
+    input: impl Fn(usize) -> i32,
+    three: impl Fn(&mut [i32; 8], &GroupTwiddles),
+    out: &mut [i32; N],
+) {
     let t = &opaque(&FORWARD)[0];
     for j in 0..32 {
         let mut x: [i32; 8] = core::array::from_fn(|k| input(j + 32 * k));
-        forward_three(&mut x, t);
+        three(&mut x, t);
         for (k, &v) in x.iter().enumerate() {
             out[j + 32 * k] = v;
         }
@@ -115,11 +137,11 @@ pub(crate) struct Portable;
 
 impl Kernels for Portable {
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]) {
-        forward_first(|k| centred(a[k]), out);
+        forward_first(|k| centred(a[k]), forward_three, out);
     }
 
     fn forward_first_secret(s: &[i8; N], out: &mut [i32; N]) {
-        forward_first(|k| i32::from(s[k]), out);
+        forward_first(|k| i32::from(s[k]), forward_three_small, out);
     }
 
     fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]) {
