@@ -129,16 +129,16 @@
     mulc_in r8
 .endm
 
-@ x0–x7 = r1–r8 from or to [\base + k·\stride] with \op (ldr, ldrh, ldrsb, str).
-.macro column op, base, stride
-    \op r1, [\base, #(0 * \stride)]
-    \op r2, [\base, #(1 * \stride)]
-    \op r3, [\base, #(2 * \stride)]
-    \op r4, [\base, #(3 * \stride)]
-    \op r5, [\base, #(4 * \stride)]
-    \op r6, [\base, #(5 * \stride)]
-    \op r7, [\base, #(6 * \stride)]
-    \op r8, [\base, #(7 * \stride)]
+@ x0–x7 = r1–r8 from or to [\base + \offset + k·\stride] with \op (ldr, ldrh, ldrsb, str).
+.macro column op, base, stride, offset=0
+    \op r1, [\base, #(\offset + 0 * \stride)]
+    \op r2, [\base, #(\offset + 1 * \stride)]
+    \op r3, [\base, #(\offset + 2 * \stride)]
+    \op r4, [\base, #(\offset + 3 * \stride)]
+    \op r5, [\base, #(\offset + 4 * \stride)]
+    \op r6, [\base, #(\offset + 5 * \stride)]
+    \op r7, [\base, #(\offset + 6 * \stride)]
+    \op r8, [\base, #(\offset + 7 * \stride)]
 .endm
 
 @ Copies seven twiddles (56 bytes) from [\src] to sp + 0..56 (clobbers r1–r7, r11; \src
@@ -199,10 +199,10 @@
     fwd_first saber_kem_merged_fwd_first_s8, ldrsb, 32, 0
 
 @ fwd_last(groups, count, twiddles): layers 4–6 in place in `count` groups of 32, group g
-@ with the seven twiddles at twiddles + 56·g.
+@ with the seven twiddles at twiddles + 56·g (the four columns of a group unrolled).
     begin_function saber_kem_merged_fwd_last
     push {r4-r11, lr}
-    sub sp, sp, #68
+    sub sp, sp, #64
     add r1, r0, r1, lsl #7
     str r1, [sp, #56]
     str r2, [sp, #60]
@@ -211,30 +211,25 @@
     ldr r12, [sp, #60]
     copy_twiddles r12
     str r12, [sp, #60]
-    add r12, r0, #16
-    str r12, [sp, #64]
-1:
-    column ldr, r0, 16
+    .irp j, 0, 4, 8, 12
+    column ldr, r0, 16, \j
     forward_three
-    column str, r0, 16
-    add r0, r0, #4
-    ldr r12, [sp, #64]
-    cmp r0, r12
-    bne 1b
-    add r0, r0, #112
+    column str, r0, 16, \j
+    .endr
+    add r0, r0, #128
     ldr r12, [sp, #56]
     cmp r0, r12
     bne 2b
-    add sp, sp, #68
+    add sp, sp, #64
     pop {r4-r11, pc}
     .size saber_kem_merged_fwd_last, . - saber_kem_merged_fwd_last
 
 @ inv_first(a, twiddles, scale): inverse layers 6–4 in place in the 8 groups of 32, group g
 @ with the seven twiddles at twiddles + 56·g (the last one including F), the sums of the
-@ third layer multiplied by F = *scale.
+@ third layer multiplied by F = *scale (the four columns of a group unrolled).
     begin_function saber_kem_merged_inv_first
     push {r4-r11, lr}
-    sub sp, sp, #84
+    sub sp, sp, #72
     ldrd r3, r12, [r2]
     strd r3, r12, [sp, #56]
     add r3, r0, #1024
@@ -245,26 +240,21 @@
     ldr r12, [sp, #68]
     copy_twiddles r12
     str r12, [sp, #68]
-    add r12, r0, #16
-    str r12, [sp, #72]
-1:
-    column ldr, r0, 16
+    .irp j, 0, 4, 8, 12
+    column ldr, r0, 16, \j
     inverse_three_unscaled
     ldrd r9, r10, [sp, #56]
     mulc_in r1
     mulc_in r2
     mulc_in r3
     mulc_in r4
-    column str, r0, 16
-    add r0, r0, #4
-    ldr r12, [sp, #72]
-    cmp r0, r12
-    bne 1b
-    add r0, r0, #112
+    column str, r0, 16, \j
+    .endr
+    add r0, r0, #128
     ldr r12, [sp, #64]
     cmp r0, r12
     bne 2b
-    add sp, sp, #84
+    add sp, sp, #72
     pop {r4-r11, pc}
     .size saber_kem_merged_inv_first, . - saber_kem_merged_inv_first
 
@@ -280,56 +270,49 @@
 
 @ inv_first_wide(sums, out, twiddles, scale): as inv_first, from the Montgomery reductions of the
 @ 64-bit sums (read and wiped, group g column j at sums + 8·(32g + j) + 32k) into out (group g
-@ column j at out + 4·(32g + j) + 16k).
+@ column j at out + 4·(32g + j) + 16k); the four columns of a group unrolled.
     begin_function saber_kem_merged_inv_first_wide
     push {r4-r11, lr}
-    sub sp, sp, #84
+    sub sp, sp, #80
     ldrd r3, r12, [r3]
     strd r3, r12, [sp, #56]
     add r3, r0, #2048
     str r3, [sp, #64]
     str r2, [sp, #68]
-    str r1, [sp, #76]
+    str r1, [sp, #72]
     load_q lr
 2:
     ldr r12, [sp, #68]
     copy_twiddles r12
     str r12, [sp, #68]
-    add r12, r0, #32
-    str r12, [sp, #72]
-1:
+    .irp j, 0, 1, 2, 3
     movw r9, #(NEG_QINV & 0xffff)
     movt r9, #(NEG_QINV >> 16)
-    reduce_wide r1, 0
-    reduce_wide r2, 32
-    reduce_wide r3, 64
-    reduce_wide r4, 96
-    reduce_wide r5, 128
-    reduce_wide r6, 160
-    reduce_wide r7, 192
-    reduce_wide r8, 224
+    reduce_wide r1, (8 * \j + 0)
+    reduce_wide r2, (8 * \j + 32)
+    reduce_wide r3, (8 * \j + 64)
+    reduce_wide r4, (8 * \j + 96)
+    reduce_wide r5, (8 * \j + 128)
+    reduce_wide r6, (8 * \j + 160)
+    reduce_wide r7, (8 * \j + 192)
+    reduce_wide r8, (8 * \j + 224)
     inverse_three_unscaled
     ldrd r9, r10, [sp, #56]
     mulc_in r1
     mulc_in r2
     mulc_in r3
     mulc_in r4
-    ldr r12, [sp, #76]
-    column str, r12, 16
-    add r12, r12, #4
-    str r12, [sp, #76]
-    add r0, r0, #8
     ldr r12, [sp, #72]
-    cmp r0, r12
-    bne 1b
-    ldr r12, [sp, #76]
-    add r12, r12, #112
-    str r12, [sp, #76]
-    add r0, r0, #224
+    column str, r12, 16, (4 * \j)
+    .endr
+    ldr r12, [sp, #72]
+    add r12, r12, #128
+    str r12, [sp, #72]
+    add r0, r0, #256
     ldr r12, [sp, #64]
     cmp r0, r12
     bne 2b
-    add sp, sp, #84
+    add sp, sp, #80
     pop {r4-r11, pc}
     .size saber_kem_merged_inv_first_wide, . - saber_kem_merged_inv_first_wide
 
