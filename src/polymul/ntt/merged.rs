@@ -21,8 +21,9 @@
 //! 3. **Prepared secret** ([`NttMerged`]). The first layer's products are exact (|s·ω| <=
 //!    5·q'/2 < 2^31, no reduction): below 2.51·q' after it, below 7.7·q' after all six. A
 //!    multiplication by 1 (a Barrett reduction, (1)) brings each coefficient into (−0.04·q',
-//!    1.04·q'); the ζ-multiples of the unreduced coefficients lie in the same range. Secret quarters ([`NttLowStack`]): below 11.7·q' (see
-//!    [`secret_quarter`]), their ζ-multiples below 1.06·q'.
+//!    1.04·q'); the ζ-multiples of the unreduced coefficients lie in the same range. Secret
+//!    quarters ([`NttLowStack`]): below 11.7·q' (see [`secret_quarter`]), their ζ-multiples
+//!    below 1.06·q'.
 //! 4. **Base multiplication.** A 4-term dot product is at most 4 · 6.1·q' · 1.04·q' < 25.4·q'^2
 //!    ([`NttMerged`]) or 4 · 6.1 · 11.7·q'^2 < 285.5·q'^2 ([`NttLowStack`]), below 2^63 in
 //!    `i64`; a Montgomery reduction (R = 2^32) of x is at most |x|/2^32 + q'/2 (q'/2^32 <

@@ -151,25 +151,11 @@
     stm r11, {r1-r7}
 .endm
 
-@ fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32. \load and \step read
-@ one input coefficient and the distance between the column's inputs; \extend: 13-bit residues,
-@ centred first (else a secret, |s| <= 5, whose first layer is exact).
-.macro fwd_first name, load, step, extend
-    begin_function \name
-    push {r4-r11, lr}
-    sub sp, sp, #68
-    str r0, [sp, #56]
-    mov r0, r1
-    mov r12, r2
-    copy_twiddles r12
-    add r3, r0, #128
-    str r3, [sp, #60]
-    load_q lr
-1:
+@ Column j (of four at a time) of fwd_first: the inputs at [input + j·\step/32 + k·\step]
+@ (input pointer at sp + 56), the outputs to [r0 + 4j + 128k].
+.macro fwd_first_column load, step, extend, j
     ldr r12, [sp, #56]
-    column \load, r12, \step
-    add r12, r12, #(\step / 32)
-    str r12, [sp, #56]
+    column \load, r12, \step, (\j * \step / 32)
     .if \extend
     sbfx r1, r1, #0, #13
     sbfx r2, r2, #0, #13
@@ -179,18 +165,41 @@
     sbfx r6, r6, #0, #13
     sbfx r7, r7, #0, #13
     sbfx r8, r8, #0, #13
-    .endif
-    .if \extend
     forward_three
     .else
     forward_three 1
     .endif
-    column str, r0, 128
-    add r0, r0, #4
+    column str, r0, 128, (4 * \j)
+.endm
+
+@ fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32, four per iteration.
+@ \load and \step read one input coefficient and the distance between the column's inputs;
+@ \extend: 13-bit residues, centred first (else a secret, |s| <= 5, whose first layer is
+@ exact).
+.macro fwd_first name, load, step, extend
+    begin_function \name
+    push {r4-r11, lr}
+    sub sp, sp, #64
+    str r0, [sp, #56]
+    mov r0, r1
+    mov r12, r2
+    copy_twiddles r12
+    add r3, r0, #128
+    str r3, [sp, #60]
+    load_q lr
+1:
+    fwd_first_column \load, \step, \extend, 0
+    fwd_first_column \load, \step, \extend, 1
+    fwd_first_column \load, \step, \extend, 2
+    fwd_first_column \load, \step, \extend, 3
+    ldr r12, [sp, #56]
+    add r12, r12, #(4 * \step / 32)
+    str r12, [sp, #56]
+    add r0, r0, #16
     ldr r12, [sp, #60]
     cmp r0, r12
     bne 1b
-    add sp, sp, #68
+    add sp, sp, #64
     pop {r4-r11, pc}
     .size \name, . - \name
 .endm
@@ -335,36 +344,20 @@
     .endif
 .endm
 
-@ inv_last(a, out, twiddles, one): inverse layers 3–1, 32 columns at stride 32, the sums of the
-@ last layer reduced by the multiplication by one (*one: (1, ⌊2^32/q'⌉)), every coefficient
-@ made canonical and stored to (or added into) out[j + 32k] as a u16; a is wiped as it is read.
-.macro inv_last name, add
-    begin_function \name
-    push {r4-r11, lr}
-    sub sp, sp, #76
-    ldr r3, [r3, #4]
-    str r3, [sp, #56]
-    str r0, [sp, #60]
-    str r1, [sp, #64]
-    add r3, r1, #64
-    str r3, [sp, #68]
-    mov r12, r2
-    copy_twiddles r12
-    load_q lr
-1:
+@ Column j (of four at a time) of inv_last: the inputs at [a + 4j + 128k] (pointer at sp + 60),
+@ wiped as they are read; the outputs to [out + 2j + 64k] (pointer at sp + 64).
+.macro inv_last_column add, j
     ldr r0, [sp, #60]
-    column ldr, r0, 128
+    column ldr, r0, 128, (4 * \j)
     movs r11, #0
-    str r11, [r0, #0]
-    str r11, [r0, #128]
-    str r11, [r0, #256]
-    str r11, [r0, #384]
-    str r11, [r0, #512]
-    str r11, [r0, #640]
-    str r11, [r0, #768]
-    str r11, [r0, #896]
-    add r0, r0, #4
-    str r0, [sp, #60]
+    str r11, [r0, #(4 * \j + 0)]
+    str r11, [r0, #(4 * \j + 128)]
+    str r11, [r0, #(4 * \j + 256)]
+    str r11, [r0, #(4 * \j + 384)]
+    str r11, [r0, #(4 * \j + 512)]
+    str r11, [r0, #(4 * \j + 640)]
+    str r11, [r0, #(4 * \j + 768)]
+    str r11, [r0, #(4 * \j + 896)]
     inverse_three_unscaled
     ldr r9, [sp, #56]
     smull r11, r12, r1, r9
@@ -386,15 +379,43 @@
     centre r7
     centre r8
     ldr r0, [sp, #64]
-    put r1, 0, \add
-    put r2, 64, \add
-    put r3, 128, \add
-    put r4, 192, \add
-    put r5, 256, \add
-    put r6, 320, \add
-    put r7, 384, \add
-    put r8, 448, \add
-    add r0, r0, #2
+    put r1, (2 * \j + 0), \add
+    put r2, (2 * \j + 64), \add
+    put r3, (2 * \j + 128), \add
+    put r4, (2 * \j + 192), \add
+    put r5, (2 * \j + 256), \add
+    put r6, (2 * \j + 320), \add
+    put r7, (2 * \j + 384), \add
+    put r8, (2 * \j + 448), \add
+.endm
+
+@ inv_last(a, out, twiddles, one): inverse layers 3–1, 32 columns at stride 32, four per
+@ iteration, the sums of the last layer reduced by the multiplication by one (*one: (1,
+@ ⌊2^32/q'⌉)), every coefficient made canonical and stored to (or added into) out[j + 32k] as a
+@ u16; a is wiped as it is read.
+.macro inv_last name, add
+    begin_function \name
+    push {r4-r11, lr}
+    sub sp, sp, #76
+    ldr r3, [r3, #4]
+    str r3, [sp, #56]
+    str r0, [sp, #60]
+    str r1, [sp, #64]
+    add r3, r1, #64
+    str r3, [sp, #68]
+    mov r12, r2
+    copy_twiddles r12
+    load_q lr
+1:
+    inv_last_column \add, 0
+    inv_last_column \add, 1
+    inv_last_column \add, 2
+    inv_last_column \add, 3
+    ldr r0, [sp, #60]
+    add r0, r0, #16
+    str r0, [sp, #60]
+    ldr r0, [sp, #64]
+    add r0, r0, #8
     str r0, [sp, #64]
     ldr r12, [sp, #68]
     cmp r0, r12
