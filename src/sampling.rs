@@ -151,7 +151,10 @@ pub(crate) fn gen_secret<V: Variant, const L: usize, const MU: usize>(
     walk::<V, L, MU, PIECE_LOG>(stream, &mut buf, |coeff, bytes| {
         // N = 256: polynomial index and offset are the high and low bits.
         let start = coeff & (N - 1);
-        sample::<V, MU>(bytes, &mut out[coeff >> 8].coeffs[start..][..1 << PIECE_LOG]);
+        sample::<V, MU>(
+            bytes,
+            &mut out[coeff >> 8].coeffs[start..][..1 << PIECE_LOG],
+        );
     });
 }
 
