@@ -556,7 +556,6 @@ mod tests {
                 unpack_groups::<W>(&bytes[..len], &mut fast);
                 unpack_bits(&bytes[..len], W as u32, &mut slow);
                 assert_eq!(fast, slow, "unpack, width {W}");
-
                 {
                     let mut wide = [0u16; N];
                     unpack_wide::<W>(&bytes[..len], &mut wide);
