@@ -46,7 +46,7 @@ use zeroize::Zeroize;
 
 use crate::ct::bytes_equal;
 use crate::encoding::{
-    decode_message, decode_secret, encode_message, encode_secret, pack, pack_rounded, unpack,
+    decode_message, encode_message, encode_secret, pack, pack_rounded, read_secret, unpack,
 };
 use crate::hash::{Hasher, Job};
 use crate::params::sizes::{self, POLY_P_BYTES};
@@ -347,7 +347,7 @@ impl<V: Variant> SecretSource for SecretKey<'_, V> {
     fn get(&self, i: usize, out: &mut SecretPoly) {
         let len = sizes::secret_poly::<V>();
         // Range validity was checked when the key was built.
-        let _ = decode_secret::<V>(&self.sk_cpa[i * len..(i + 1) * len], (-128, 127), out);
+        read_secret::<V>(&self.sk_cpa[i * len..(i + 1) * len], out);
     }
 }
 

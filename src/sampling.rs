@@ -110,19 +110,18 @@ fn sample<V: Variant, const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     }
 }
 
-/// The walk of GenSecret over the secret stream: samples the pieces of `2^PIECE_LOG`
-/// coefficients of the variant's runs (run lengths are multiples of 128) in order, calling
-/// `take(first coefficient, piece)` for each; bytes between runs are read and discarded. `buf`
-/// holds a piece's bytes and is wiped at the end, as is the piece.
+/// The walk of GenSecret over the secret stream: the pieces of `2^PIECE_LOG` coefficients of
+/// the variant's runs (run lengths are multiples of 128) in order, calling `sample_piece(first
+/// coefficient, its stream bytes)` for each, which samples them where they go (no piece buffer
+/// to copy from); bytes between runs are read and discarded. `buf` holds a piece's bytes and is
+/// wiped at the end.
 fn walk<V: Variant, const L: usize, const MU: usize, const PIECE_LOG: u32>(
     stream: &mut impl ByteStream,
     buf: &mut [u8],
-    mut take: impl FnMut(usize, &[i8]),
+    mut sample_piece: impl FnMut(usize, &[u8]),
 ) {
     let segments = Segments::of::<V, L, MU>();
     let piece_bytes = (bits_per_coefficient::<V, MU>() << PIECE_LOG) >> 3;
-    let mut piece = [0i8; 128];
-    let piece = &mut piece[..1 << PIECE_LOG];
     let mut position = 0;
     let mut coeff = 0;
     for segment in segments.as_slice() {
@@ -132,15 +131,13 @@ fn walk<V: Variant, const L: usize, const MU: usize, const PIECE_LOG: u32>(
             position += skip;
         }
         for _ in 0..segment.coeffs >> PIECE_LOG {
-            sample::<V, MU>(stream.next(&mut buf[..piece_bytes]), piece);
-            take(coeff, piece);
+            sample_piece(coeff, stream.next(&mut buf[..piece_bytes]));
             position += piece_bytes;
             coeff += 1 << PIECE_LOG;
         }
     }
-    // As slices: one fill and an optimisation barrier each.
+    // As a slice: one fill and an optimisation barrier.
     buf.zeroize();
-    piece.zeroize();
 }
 
 /// GenSecret into `out`, 128 coefficients per read.
@@ -148,12 +145,16 @@ pub(crate) fn gen_secret<V: Variant, const L: usize, const MU: usize>(
     stream: &mut impl ByteStream,
     out: &mut [SecretPoly; L],
 ) {
+    const PIECE_LOG: u32 = 7;
     // 128 coefficients of at most 10 bits.
     let mut buf = [0u8; 160];
-    walk::<V, L, MU, 7>(stream, &mut buf, |coeff, piece| {
+    walk::<V, L, MU, PIECE_LOG>(stream, &mut buf, |coeff, bytes| {
         // N = 256: polynomial index and offset are the high and low bits.
         let start = coeff & (N - 1);
-        out[coeff >> 8].coeffs[start..start + piece.len()].copy_from_slice(piece);
+        sample::<V, MU>(
+            bytes,
+            &mut out[coeff >> 8].coeffs[start..][..1 << PIECE_LOG],
+        );
     });
 }
 
@@ -163,13 +164,14 @@ pub(crate) fn gen_secret_with<V: Variant, const L: usize, const MU: usize>(
     stream: &mut impl ByteStream,
     mut take: impl FnMut(usize, &SecretPoly),
 ) {
+    const PIECE_LOG: u32 = 5;
     // 32 coefficients of at most 10 bits.
     let mut buf = [0u8; 40];
     let mut poly = SecretPoly::ZERO;
-    walk::<V, L, MU, 5>(stream, &mut buf, |coeff, piece| {
+    walk::<V, L, MU, PIECE_LOG>(stream, &mut buf, |coeff, bytes| {
         let start = coeff & (N - 1);
-        poly.coeffs[start..start + piece.len()].copy_from_slice(piece);
-        if (coeff + piece.len()) & (N - 1) == 0 {
+        sample::<V, MU>(bytes, &mut poly.coeffs[start..][..1 << PIECE_LOG]);
+        if (coeff + (1 << PIECE_LOG)) & (N - 1) == 0 {
             take(coeff >> 8, &poly);
         }
     });

@@ -18,14 +18,18 @@
 //!    |a| <= k·q' gives (−0.0049·k·q', (1 + 0.0049·k)·q') (q'/2^33 < 0.0049).
 //! 2. **Forward.** A layer adds the product of (1) to the magnitude: from |a| <= 4096, the six
 //!    layers add less than (1 + 0.0049·k)·q' each for the running bound k·q', so |â| < 6.1·q'.
-//! 3. **Prepared secret** ([`NttMerged`]). A multiplication by 1 (a Barrett reduction, (1))
-//!    brings each coefficient into (−0.03·q', 1.03·q'); the ζ-multiples of the unreduced
-//!    coefficients lie in the same range. Secret quarters ([`NttLowStack`]): below 11.7·q' (see
-//!    [`secret_quarter`]), their ζ-multiples below 1.06·q'.
-//! 4. **Base multiplication.** A 4-term dot product is at most 4 · 6.1·q' · 1.03·q' < 25.2·q'^2
+//! 3. **Prepared secret** ([`NttMerged`]). The first layer's products are exact (|s·ω| <=
+//!    5·q'/2 < 2^31, no reduction): below 2.51·q' after it, below 7.7·q' after all six. A
+//!    multiplication by 1 (a Barrett reduction, (1)) brings each coefficient into (−0.04·q',
+//!    1.04·q'); the ζ-multiples of the unreduced coefficients lie in the same range. Secret
+//!    quarters ([`NttLowStack`]): below 11.7·q' (see [`secret_quarter`]), their ζ-multiples
+//!    below 1.06·q'.
+//! 4. **Base multiplication.** A 4-term dot product is at most 4 · 6.1·q' · 1.04·q' < 25.4·q'^2
 //!    ([`NttMerged`]) or 4 · 6.1 · 11.7·q'^2 < 285.5·q'^2 ([`NttLowStack`]), below 2^63 in
-//!    `i64`; its Montgomery reduction (R = 2^32) is at most |x|/2^32 + q'/2 (q'/2^32 <
-//!    0.00977): below 0.75·q', four accumulated products below 3·q'; or below 3.3·q'.
+//!    `i64`; a Montgomery reduction (R = 2^32) of x is at most |x|/2^32 + q'/2 (q'/2^32 <
+//!    0.00977). [`NttMerged`] adds the dot products of up to four products unreduced (below
+//!    101.6·q'^2 < 2^58) and reduces each sum once, at the start of the inverse: below 1.5·q'.
+//!    [`NttLowStack`] reduces each product: below 3.3·q'.
 //! 5. **Inverse**, for inputs below 6.3·q' (so that 8 · 6.3·q' < 2^31). Gentleman–Sande
 //!    butterflies double the sums per layer: the first three layers give at most 50.4·q' <
 //!    2^31. Between the two halves every coefficient is multiplied by 2^32/2^6 mod q' ((1):
@@ -38,8 +42,8 @@
 //! # Organisation
 //!
 //! [`NttMerged`] accumulates in the NTT domain like [`super::NttScalar`] (for the speed mode: a
-//! prepared secret of 1,792 B, an `i32` accumulator of 1 KiB with a
-//! 1 KiB scratch for the transform of each public operand). [`NttLowStack`] finishes every
+//! prepared secret of 1,792 B, an accumulator of unreduced `i64` sums of 2 KiB, and 1 KiB for the
+//! transform of each public operand while it is multiplied). [`NttLowStack`] finishes every
 //! product inside `mul_acc` and needs only the transform of `a` (1 KiB) and a quarter of the
 //! secret's (256 B) at a time: after two layers the four quarters of a transform are
 //! independent, and for a secret (|s| <= 5) the first two layers are one exact combination of
@@ -252,6 +256,10 @@ pub(crate) trait Kernels: Sized {
     fn secret_quarter_first(s: &Nibbles, quarter: usize, out: &mut [[i32; 32]; 2]);
     /// Layers 6–4 of the inverse transform in place, then the middle scaling.
     fn inverse_first(a: &mut [[i32; 32]; 8]);
+    /// Leaves the NTT domain from unreduced sums (bound 4): `out` = the exact sum wrapped to
+    /// `u16`; wipes `sums` (secret-derived) as it reads them. Layers 6–4 of the inverse start
+    /// from the Montgomery reductions of the sums.
+    fn finish_wide(sums: &mut [i64; N], out: &mut [u16; N]);
     /// Layers 3–1 of the inverse transform and the canonical reduction: `out = c` (`add`
     /// false) or `out += c` (wrapping), c the exact coefficient wrapped to `u16`. Wipes `a`
     /// (secret-derived): the assembly stores zeros as it reads, the portable code calls
@@ -261,8 +269,9 @@ pub(crate) trait Kernels: Sized {
     /// the last block down, so that no block is overwritten before it is read): per block
     /// b_0..b_3 multiplied by one (reduced) and b_1..b_3 multiplied by the block's ζ.
     fn prepare_blocks(blocks: &mut PreparedBlocks);
-    /// `acc += â ∘ prepared`, Montgomery-reduced per product.
-    fn base_mul_acc(acc: &mut [i32; N], a_hat: &[i32; N], prepared: &PreparedBlocks);
+    /// `acc += â ∘ prepared` (`acc = â ∘ prepared` when `first`), unreduced: per output a 4-term
+    /// dot product of `i64` products.
+    fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool);
     /// `w = ŵ ∘ ŝ` in place for the sixteen blocks of quarter `quarter`, the ζ-multiples of ŝ
     /// computed on the way.
     fn base_mul_quarter(w: &mut [i32; 64], s_hat: &[i32; 64], quarter: usize);
@@ -288,20 +297,13 @@ fn forward_poly<K: Kernels>(a: &Poly, out: &mut [i32; N]) {
     K::forward_last(as_groups(out), &FORWARD[1..]);
 }
 
-/// `acc.sums += NTT(a) ∘ prepared` in the NTT domain, the transform in `acc.scratch`, which is
-/// wiped with the sums (not zeroed before each product nor wiped after it: the forward
-/// transform writes every word, and a sum's public operands stay behind only until it is
-/// finished).
+/// `acc.sums += NTT(a) ∘ prepared` in the NTT domain, unreduced (the first product stored), the
+/// transform of `a` in a buffer of this call (public: not wiped).
 fn mul_acc<K: Kernels>(acc: &mut MergedAccumulator, a: &Poly, prepared: &PreparedBlocks) {
-    forward_poly::<K>(a, &mut acc.scratch);
-    K::base_mul_acc(&mut acc.sums, &acc.scratch, prepared);
-}
-
-/// Leaves the NTT domain in place: `out` = the exact sum, wrapped to `u16`; `acc` is left zero
-/// (the inverse's last pass wipes it as it reads).
-fn finish_in_place<K: Kernels>(acc: &mut [i32; N], out: &mut Poly) {
-    K::inverse_first(as_groups(acc));
-    K::inverse_last(acc, &mut out.coeffs, false);
+    K::with_transform(a, |a_hat, _| {
+        K::base_mul_acc(&mut acc.sums, a_hat, prepared, !acc.started)
+    });
+    acc.started = true;
 }
 
 /// Quarter `quarter` of the forward transform of a secret (its blocks 16Q..16Q + 16), from the
@@ -386,25 +388,28 @@ impl core::fmt::Debug for MergedPrepared {
     }
 }
 
-/// A sum of up to four products in the NTT domain for [`NttMerged`]: reduced `i32`s (1 KiB),
-/// and the scratch for the transform of each public operand (1 KiB).
+/// A sum of up to four products in the NTT domain for [`NttMerged`]: the unreduced `i64` sums of
+/// the base products (2 KiB, bound 4), reduced once by the inverse transform.
 #[derive(Clone)]
 pub struct MergedAccumulator {
-    sums: [i32; N],
-    scratch: [i32; N],
+    sums: [i64; N],
+    /// Whether a product was added since the sums were zeroed (the first one is stored, not
+    /// added). False in the zero accumulator, so that it is all zero bytes (built by a fill,
+    /// not copied from a constant).
+    started: bool,
 }
 
 impl MergedAccumulator {
     const ZERO: Self = Self {
         sums: [0; N],
-        scratch: [0; N],
+        started: false,
     };
 }
 
 impl Zeroize for MergedAccumulator {
     fn zeroize(&mut self) {
         self.sums.as_mut_slice().zeroize();
-        self.scratch.as_mut_slice().zeroize();
+        self.started = false;
     }
 }
 
@@ -421,8 +426,8 @@ macro_rules! merged_backends {
         #[doc = concat!(
             "The NTT for cores without SIMD (see the module docs), ", $which, ": NTT-domain ",
             "accumulation like [`super::NttScalar`], with merged layers and precomputed-quotient ",
-            "constant products. `Prepared` 1,792 B, `Accumulator` 2 KiB (the sums and the transform \
-             of the current public operand)."
+            "constant products. `Prepared` 1,792 B, `Accumulator` 2 KiB (unreduced sums), and 1 KiB \
+             for the transform of each public operand while it is multiplied."
         )]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $merged;
@@ -450,7 +455,7 @@ macro_rules! merged_backends {
             fn finish(&mut self, acc: &MergedAccumulator) -> Poly {
                 let mut t = acc.sums;
                 let mut out = Poly::ZERO;
-                finish_in_place::<$kernels>(&mut t, &mut out);
+                <$kernels>::finish_wide(&mut t, &mut out.coeffs);
                 out
             }
 
@@ -467,12 +472,12 @@ macro_rules! merged_backends {
 
             fn reset(&mut self, acc: &mut MergedAccumulator) {
                 acc.sums.fill(0);
-                acc.scratch.fill(0);
+                acc.started = false;
             }
 
             fn finish_into(&mut self, acc: &mut MergedAccumulator, out: &mut Poly) {
-                finish_in_place::<$kernels>(&mut acc.sums, out);
-                acc.scratch.as_mut_slice().zeroize();
+                <$kernels>::finish_wide(&mut acc.sums, &mut out.coeffs);
+                acc.started = false;
             }
 
             fn name(&self) -> &'static str {
