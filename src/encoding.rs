@@ -13,7 +13,9 @@
 //! (13 for A and the secret key, 12 for uSaber's, 10 for b and b', ε_T = 3, 4, 6 for c_m, 4 for
 //! Saber+ secret keys, 1 for messages) therefore go through `pack_groups` / `unpack_groups`,
 //! which move one group of eight through one or two 64-bit words with shifts by constants (about
-//! 3 instructions per coefficient instead of a bit loop's 20–45). Other widths take the bit loop.
+//! 3 instructions per coefficient instead of a bit loop's 20–45); on targets other than x86 the
+//! wide ones (10, 12, 13 bits) go through 32-bit words instead, which 32-bit cores shift in one
+//! instruction. Other widths take the bit loop.
 //! Both are straight-line code: no branch or index depends on the coefficients or the bytes.
 
 use subtle::Choice;
@@ -167,25 +169,96 @@ pub(crate) fn unpack_groups<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     }
 }
 
-/// [`unpack_groups`] for the widths read L² + 2L times per operation (10, and 13 or 12), with an
-/// AVX2 path for most of the groups where the CPU has it (`encoding/avx2.rs`).
+/// [`unpack_groups`] for the widths read L² + 2L times per operation (10, and 13 or 12): on x86
+/// with an AVX2 path for most of the groups where the CPU has it (`encoding/avx2.rs`), elsewhere
+/// with 32-bit words ([`group_fields`]).
 pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    let done = avx2::unpack::<W>(bytes, out);
+    {
+        let done = avx2::unpack::<W>(bytes, out);
+        unpack_groups::<W>(&bytes[(done * W) >> 3..], &mut out[done..]);
+    }
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-    let done = 0;
-    unpack_groups::<W>(&bytes[(done * W) >> 3..], &mut out[done..]);
+    unpack_words::<W>(bytes, out);
 }
 
 /// [`pack_groups`] for the widths written L times per operation (10 bits: b and b'; 13 or 12
-/// bits: the secret key), with an AVX2 path for most of the groups where the CPU has it
-/// (`encoding/avx2.rs`).
+/// bits: the secret key): on x86 with an AVX2 path for most of the groups where the CPU has it
+/// (`encoding/avx2.rs`), elsewhere with 32-bit words ([`pack_group_words`]).
 pub(crate) fn pack_wide<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    let done = avx2::pack::<W>(coeffs, out);
+    {
+        let done = avx2::pack::<W>(coeffs, out);
+        pack_groups::<W>(&coeffs[done..], &mut out[(done * W) >> 3..]);
+    }
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-    let done = 0;
-    pack_groups::<W>(&coeffs[done..], &mut out[(done * W) >> 3..]);
+    pack_words::<W>(coeffs, out);
+}
+
+/// [`unpack_groups`] with 32-bit words ([`group_fields`]), for `8 < W <= 16`.
+#[cfg(any(test, not(any(target_arch = "x86", target_arch = "x86_64"))))]
+fn unpack_words<const W: usize>(bytes: &[u8], out: &mut [u16]) {
+    const { assert!(W > 8 && W <= 16) };
+    for (group, bytes) in out.chunks_exact_mut(GROUP).zip(bytes.chunks_exact(W)) {
+        for (c, field) in group.iter_mut().zip(group_fields::<W>(bytes)) {
+            *c = (field >> (32 - W)) as u16;
+        }
+    }
+}
+
+/// [`pack_groups`] with 32-bit words ([`pack_group_words`]), for `8 < W <= 16`.
+#[cfg(any(test, not(any(target_arch = "x86", target_arch = "x86_64"))))]
+fn pack_words<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
+    for (group, bytes) in coeffs.chunks_exact(GROUP).zip(out.chunks_exact_mut(W)) {
+        pack_group_words::<W>(core::array::from_fn(|i| group[i]), bytes);
+    }
+}
+
+/// The eight `W`-bit fields of a group of `W` bytes (`4 <= W <= 25`), each in the top `W` bits of
+/// a word (below it: bits of the next fields), so that a right shift by `32 − W`, logical or
+/// arithmetic, gives the field. One 32-bit little-endian load per field, from the field's first
+/// byte or, near the end of the group, from its last four bytes; the shifts are constants, which
+/// ARM and RISC-V turn into one bit-field extract with the load (the 64-bit words of
+/// [`unpack_groups`] cost a pair of shifts per field on 32-bit cores).
+#[inline(always)]
+fn group_fields<const W: usize>(bytes: &[u8]) -> [u32; GROUP] {
+    const { assert!(W >= 4 && W <= 25) };
+    let bytes: &[u8; W] = bytes.try_into().expect("a group is W bytes");
+    core::array::from_fn(|i| {
+        let bit = W * i;
+        let at = (bit >> 3).min(W - 4);
+        let word = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        word << (32 - W - (bit - 8 * at))
+    })
+}
+
+/// [`pack_group`] with 32-bit words, for `8 < W <= 16`: the fields ORed into a word until it is
+/// full, each full word stored whole, the last `W mod 4` bytes one by one.
+#[cfg(any(test, not(any(target_arch = "x86", target_arch = "x86_64"))))]
+#[inline(always)]
+fn pack_group_words<const W: usize>(group: [u16; GROUP], bytes: &mut [u8]) {
+    const { assert!(W > 8 && W <= 16) };
+    let bytes: &mut [u8; W] = bytes.try_into().expect("a group is W bytes");
+    let mask = (1u32 << W) - 1;
+    let mut word = 0u32;
+    let mut used = 0;
+    let mut at = 0;
+    // Every shift and branch below depends on the position in the group and on `W` only.
+    for &c in &group {
+        let c = u32::from(c) & mask;
+        word |= c << used;
+        used += W;
+        if used >= 32 {
+            bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());
+            at += 4;
+            used -= 32;
+            // The top `used` bits of c, which did not fit (none when c ended the word).
+            word = c >> (W - used);
+        }
+    }
+    for (k, byte) in bytes[at..].iter_mut().enumerate() {
+        *byte = (word >> (8 * k)) as u8;
+    }
 }
 
 /// The bit loop for any width up to 16 (slices of any length).
@@ -226,6 +299,7 @@ fn unpack_bits(bytes: &[u8], width: u32, out: &mut [u16]) {
 }
 
 /// Unpacks a whole polynomial.
+#[cfg(any(test, target_arch = "x86", target_arch = "x86_64"))]
 pub fn unpack_poly(bytes: &[u8], width: u32) -> Poly {
     let mut p = Poly::ZERO;
     unpack(bytes, width, &mut p.coeffs);
@@ -246,15 +320,27 @@ const fn h2<V: Variant>(et: u32) -> u16 {
 const P_MASK: u16 = (1 << EP) - 1;
 
 /// Packs `round(x) = (x + h1) mod q >> (EQ − EP)`, the rounding of `b` and `b'` to EP bits (the
-/// packing's mask to EP bits is the reduction mod q: bits EQ − EP .. EQ of `x + h1`). Rounding
-/// the whole polynomial first lets the compiler vectorise it.
-pub(crate) fn pack_rounded<V: Variant>(x: &Poly, out: &mut [u8]) {
-    let mut rounded = [0u16; N];
-    for (r, &c) in rounded.iter_mut().zip(x.coeffs.iter()) {
-        *r = c.wrapping_add(h1::<V>()) >> (V::EQ - EP);
+/// packing's mask to EP bits is the reduction mod q: bits EQ − EP .. EQ of `x + h1`). `x` is
+/// the caller's finished sum, wiped after: on x86 it is rounded in place first (the compiler
+/// vectorises the whole polynomial; no second polynomial on the stack), elsewhere each group is
+/// rounded as it is packed into 32-bit words.
+pub(crate) fn pack_rounded<V: Variant>(x: &mut Poly, out: &mut [u8]) {
+    let round = |c: u16| c.wrapping_add(h1::<V>()) >> (V::EQ - EP);
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        for c in x.coeffs.iter_mut() {
+            *c = round(*c);
+        }
+        pack_wide::<{ EP as usize }>(&x.coeffs, out);
     }
-    pack_wide::<{ EP as usize }>(&rounded, out);
-    rounded.as_mut_slice().zeroize();
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    for (group, bytes) in x
+        .coeffs
+        .chunks_exact(GROUP)
+        .zip(out.chunks_exact_mut(EP as usize))
+    {
+        pack_group_words::<{ EP as usize }>(core::array::from_fn(|i| round(group[i])), bytes);
+    }
 }
 
 /// c_m = (v' + h1 − 2^(EP−1)·m) mod p >> (EP − ET), packed with ET bits as it is computed. A
@@ -283,19 +369,39 @@ pub(crate) fn encode_message<V: Variant, const ET: usize>(v: &Poly, m: &[u8; 32]
 
 /// m = (v + h2 − 2^(EP−ET)·c_m) mod p >> (EP − 1), one bit per coefficient, packed in place.
 pub(crate) fn decode_message<V: Variant, const ET: usize>(v: &Poly, ct_m: &[u8]) -> [u8; 32] {
-    let c_m = unpack_poly(ct_m, ET as u32);
-    // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
-    let mut bits = [0u16; N];
-    for ((bit, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
-        *bit = (vk
-            .wrapping_add(h2::<V>(ET as u32))
+    let bit = |vk: u16, ck: u16| {
+        (vk.wrapping_add(h2::<V>(ET as u32))
             .wrapping_sub(ck << (EP - ET as u32))
             & P_MASK)
-            >> (EP - 1);
-    }
+            >> (EP - 1)
+    };
     let mut m = [0u8; 32];
-    pack_groups::<1>(&bits, &mut m);
-    bits.as_mut_slice().zeroize();
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        let c_m = unpack_poly(ct_m, ET as u32);
+        // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
+        let mut bits = [0u16; N];
+        for ((b, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
+            *b = bit(vk, ck);
+        }
+        pack_groups::<1>(&bits, &mut m);
+        bits.as_mut_slice().zeroize();
+    }
+    // Elsewhere a message byte per group of eight, from its ET bytes of c_m: no temporaries.
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    for ((group, bytes), byte) in v
+        .coeffs
+        .chunks_exact(GROUP)
+        .zip(ct_m.chunks_exact(ET))
+        .zip(m.iter_mut())
+    {
+        let word = load_le::<ET>(bytes);
+        let mask = (1u64 << ET) - 1;
+        for (i, &vk) in group.iter().enumerate() {
+            let ck = ((word >> (ET * i)) & mask) as u16;
+            *byte |= (bit(vk, ck) as u8) << i;
+        }
+    }
     m
 }
 
@@ -317,19 +423,57 @@ pub(crate) fn decode_secret<V: Variant>(
     out: &mut SecretPoly,
 ) -> Choice {
     let (low, high) = range;
-    let mut wide = [0u16; N];
-    unpack(bytes, V::SECRET_KEY_BITS, &mut wide);
-    let shift = 32 - V::SECRET_KEY_BITS;
     // The sign bit of `outside` ends up set iff some coefficient lies outside the range.
     let mut outside = 0i32;
-    for (o, &w) in out.coeffs.iter_mut().zip(wide.iter()) {
-        // Sign-extend the two's-complement field.
-        let v = ((u32::from(w) << shift) as i32) >> shift;
+    secret_fields::<V>(bytes, out, |o, v| {
         outside |= (v - low) | (high - v);
         *o = v as i8;
-    }
-    wide.as_mut_slice().zeroize();
+    });
     Choice::from((((outside as u32) >> 31) ^ 1) as u8)
+}
+
+/// [`decode_secret`] without the range check, for keys whose range was checked when they were
+/// built (a field outside `i8` would wrap; a checked key has none).
+pub(crate) fn read_secret<V: Variant>(bytes: &[u8], out: &mut SecretPoly) {
+    secret_fields::<V>(bytes, out, |o, v| *o = v as i8);
+}
+
+/// `take(out[k], v)` for each coefficient `v` of the secret-key coding of `bytes`, the
+/// two's-complement fields sign-extended straight from the packing.
+#[inline(always)]
+fn secret_fields<V: Variant>(
+    bytes: &[u8],
+    out: &mut SecretPoly,
+    mut take: impl FnMut(&mut i8, i32),
+) {
+    let width = V::SECRET_KEY_BITS;
+    let shift = 32 - width;
+    // A field in the top bits of a word: sign-extended by the arithmetic shift.
+    let mut field = |o: &mut i8, field: u32| take(o, (field as i32) >> shift);
+    match width {
+        4 => each_field::<4>(bytes, &mut out.coeffs, field),
+        12 => each_field::<12>(bytes, &mut out.coeffs, field),
+        13 => each_field::<13>(bytes, &mut out.coeffs, field),
+        _ => {
+            let mut wide = [0u16; N];
+            unpack(bytes, width, &mut wide);
+            for (o, &w) in out.coeffs.iter_mut().zip(wide.iter()) {
+                field(o, u32::from(w) << shift);
+            }
+            wide.as_mut_slice().zeroize();
+        }
+    }
+}
+
+/// `take(out[k], field k)` for the `W`-bit fields of `bytes`, each in the top bits of a word
+/// ([`group_fields`]).
+#[inline(always)]
+fn each_field<const W: usize>(bytes: &[u8], out: &mut [i8], mut take: impl FnMut(&mut i8, u32)) {
+    for (group, bytes) in out.chunks_exact_mut(GROUP).zip(bytes.chunks_exact(W)) {
+        for (o, field) in group.iter_mut().zip(group_fields::<W>(bytes)) {
+            take(o, field);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -449,6 +593,44 @@ mod tests {
         check::<12>();
         check::<13>();
         check::<14>();
+    }
+
+    /// The 32-bit-word forms (pack_wide and unpack_wide on targets other than x86) against the
+    /// bit loops, with junk above the width in every coefficient.
+    #[test]
+    fn words_match_the_bit_loop() {
+        fn check<const W: usize>() {
+            let len = packed_len(W as u32);
+            for seed in 1..20 {
+                let mut coeffs = [0u16; N];
+                for (c, r) in coeffs.iter_mut().zip(noise(seed)) {
+                    *c = r as u16;
+                }
+                let (mut words, mut bits) = ([0u8; packed_len(16)], [0u8; packed_len(16)]);
+                pack_words::<W>(&coeffs, &mut words[..len]);
+                pack_bits(&coeffs, W as u32, &mut bits[..len]);
+                assert_eq!(words[..len], bits[..len], "pack_words, width {W}");
+                let (mut words, mut bits) = ([0u16; N], [0u16; N]);
+                unpack_words::<W>(&bytes_of(seed, len)[..len], &mut words);
+                unpack_bits(&bytes_of(seed, len)[..len], W as u32, &mut bits);
+                assert_eq!(words, bits, "unpack_words, width {W}");
+            }
+        }
+        fn bytes_of(seed: u64, len: usize) -> [u8; packed_len(16)] {
+            let mut bytes = [0u8; packed_len(16)];
+            for (b, r) in bytes[..len].iter_mut().zip(noise(seed + 100)) {
+                *b = r as u8;
+            }
+            bytes
+        }
+        check::<9>();
+        check::<10>();
+        check::<11>();
+        check::<12>();
+        check::<13>();
+        check::<14>();
+        check::<15>();
+        check::<16>();
     }
 
     #[test]

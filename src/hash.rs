@@ -4,9 +4,11 @@
 //!
 //! Every hash an operation computes is a [`Job`]; a [`Hasher`] runs lists of them. For the SHA-3
 //! family, where the CPU has a vector multi-way Keccak, independent jobs share its lanes
-//! (`crate::keccak`): the hashes of a batch's operations, and, where four lanes cost no more than
-//! one permutation (AVX-512), the independent streams of one operation, which the IND-CPA layer
-//! then squeezes in advance ([`Hasher::squeezes_in_advance`]). Otherwise jobs run one at a time.
+//! (`crate::keccak`): the hashes of a batch's operations, and the independent streams of one
+//! operation, which the IND-CPA layer then squeezes in advance
+//! ([`Hasher::squeezes_in_advance`]): always where four lanes cost no more than one permutation
+//! (AVX-512), and where the streams' lengths make it pay with the AVX2 lanes, which cost about
+//! 4/3 of a permutation ([`Multi::run_or_one_at_a_time`]). Otherwise jobs run one at a time.
 //! The 90s family (SHA-2 and AES-256-CTR, `sha2aes`) has no lanes: its jobs always run one at a
 //! time, and on x86, where AES-NI makes the keystream nearly free, an operation squeezes its
 //! streams in advance, one call each. The bytes are the same either way.
@@ -93,15 +95,14 @@ pub(crate) struct Hasher {
 }
 
 impl Hasher {
-    /// For one operation: its independent streams share lanes only where four lanes cost no
-    /// more than one single-state permutation (the AVX-512 four-way Keccak); never for the 90s
-    /// family.
+    /// For one operation: its independent streams share the four-way lanes (AVX-512; with AVX2
+    /// where their lengths make it pay); never for the 90s family.
     pub(crate) fn for_operation(family: Symmetric) -> Self {
         Self {
             family,
             single: Single::fastest(),
             lanes: match family {
-                Symmetric::Sha3 => Multi::x4_at_single_cost(),
+                Symmetric::Sha3 => Multi::x4_for_operation(),
                 Symmetric::Sha2Aes => None,
             },
             engines: None,
@@ -142,7 +143,9 @@ impl Hasher {
     /// Runs every job; on return each output holds its hash.
     pub(crate) fn run<'a>(&self, jobs: impl IntoIterator<Item = Job<'a>>) {
         match (self.family, self.lanes) {
-            (Symmetric::Sha3, Some(keccak)) => keccak.run(jobs.into_iter().map(Job::keccak)),
+            (Symmetric::Sha3, Some(keccak)) => {
+                keccak.run_or_one_at_a_time(self.single, jobs.into_iter().map(Job::keccak))
+            }
             _ => jobs.into_iter().for_each(|job| self.run_one(job)),
         }
     }

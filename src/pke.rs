@@ -10,8 +10,8 @@
 //! from their bytes) or are already in the backend's domain (the expanded keys' caches). The
 //! secrets ([`SecretOperands`]) are prepared once for all their uses, prepared again at each use,
 //! or were prepared when a key was expanded. Nothing prepared is moved: each secret is prepared
-//! in its slot ([`PolyMul::prepare_in`]; a slot reused from use to use is prepared in place),
-//! and each sum is finished in place ([`PolyMul::finish_into`], which leaves it wiped).
+//! in its slot ([`PolyMul::prepare_in`]), and each sum is finished in place
+//! ([`PolyMul::finish_into`], which leaves it wiped).
 //!
 //! # Memory plans
 //!
@@ -21,12 +21,14 @@
 //!   for encryption's `L² + L` products, L accumulators for key generation's `b = Aᵀ·s`.
 //! - [`LowMemoryPlan`] (the [`LowMemory`] wrapper): the secret vector packed to 4 bits per
 //!   coefficient (`|s| <= 5` fits a signed nibble, [`PackedSecret`](crate::polymul::PackedSecret))
-//!   and prepared at each use ([`PolyMul::prepare_packed_in`]: a copy for a backend that keeps
-//!   that form), so that one prepared secret and one accumulator are alive at a time; key
-//!   generation keeps its L partial sums of `Aᵀ·s` in the caller's secret-key buffer, as 16-bit
-//!   words where it has room (the round-3 sets' keys) and else packed with EQ bits, each product
-//!   finished into its sum at once ([`PolyMul::mul_add_plain`]), since the row-major stream of A
-//!   makes every output grow at once. The price is `L² + L` prepares instead of `L` per
+//!   and prepared at each use ([`PolyMul::with_packed`]: used where it is by a backend whose
+//!   prepared form it is), so that at most one prepared secret and one accumulator are alive at
+//!   a time, and the public operands are handed to the products in pieces
+//!   ([`PolyMul::mul_acc_pieces`]); key generation keeps its L partial sums of `Aᵀ·s` in the
+//!   caller's secret-key buffer, as 16-bit words where it has room (the round-3 sets' keys) and
+//!   else packed with EQ bits, each product finished into its sum at once
+//!   ([`PolyMul::mul_add_plain`]), since the row-major stream of A makes every output grow at
+//!   once. The price is `L² + L` prepares instead of `L` per
 //!   encryption, which is nothing for plain-domain backends such as
 //!   [`Karatsuba`](crate::polymul::Karatsuba) and for [`NttLowStack`](crate::polymul::NttLowStack).
 //!
@@ -44,7 +46,7 @@ use zeroize::Zeroize;
 
 use crate::ct::bytes_equal;
 use crate::encoding::{
-    decode_message, decode_secret, encode_message, encode_secret, pack, pack_rounded, unpack,
+    decode_message, encode_message, encode_secret, pack, pack_rounded, read_secret, unpack,
 };
 use crate::hash::{Hasher, Job, Sha2AesEngines};
 use crate::params::sizes::{self, POLY_P_BYTES};
@@ -273,6 +275,19 @@ pub(crate) trait SecretSource {
     fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
         prepare_from(backend, slot, |s| self.get(i, s));
     }
+
+    /// Calls `f` with secret polynomial `i` prepared for this use only: a value of this call,
+    /// wiped after `f`.
+    fn with_prepared<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        i: usize,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        let mut prepared = prepared_from(backend, |s| self.get(i, s));
+        f(backend, &prepared);
+        prepared.zeroize();
+    }
 }
 
 /// A secret vector of L polynomials. Wiped on drop.
@@ -299,10 +314,15 @@ impl<const L: usize> SecretSource for PackedSecrets<L> {
         unpack_secret(&self.0[i], out);
     }
 
-    /// From the packed form ([`PolyMul::prepare_packed_in`]: a copy for a backend that keeps
-    /// it).
-    fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
-        backend.prepare_packed_in(&self.0[i], slot);
+    /// From the packed form ([`PolyMul::with_packed`]: used where it is by a backend whose
+    /// prepared form it is).
+    fn with_prepared<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        i: usize,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        backend.with_packed(&self.0[i], f);
     }
 }
 
@@ -319,6 +339,15 @@ impl<S: SecretSource> SecretSource for &S {
 
     fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
         (**self).prepare_in(backend, i, slot)
+    }
+
+    fn with_prepared<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        i: usize,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        (**self).with_prepared(backend, i, f)
     }
 }
 
@@ -342,22 +371,15 @@ impl<V: Variant> SecretSource for SecretKey<'_, V> {
     fn get(&self, i: usize, out: &mut SecretPoly) {
         let len = sizes::secret_poly::<V>();
         // Range validity was checked when the key was built.
-        let _ = decode_secret::<V>(&self.sk_cpa[i * len..(i + 1) * len], (-128, 127), out);
+        read_secret::<V>(&self.sk_cpa[i * len..(i + 1) * len], out);
     }
 }
 
 /// Secret polynomials in the backend's domain, by index.
 pub(crate) trait SecretOperands<B: PolyMul> {
-    /// Calls `f` with secret polynomial `j` in the backend's domain. A secret prepared at its use
-    /// is prepared in `slot`, which the caller keeps from use to use (so that it is prepared in
-    /// place, [`PolyMul::prepare_in`]) and wipes at the end ([`wipe_slot`]).
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    );
+    /// Calls `f` with secret polynomial `j` in the backend's domain (a secret prepared at its
+    /// use: [`SecretSource::with_prepared`]).
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared));
 }
 
 /// Wipes the prepared secret in `slot`, if any.
@@ -377,13 +399,7 @@ pub(crate) struct PreparedSecrets<'s, B: PolyMul, S, const L: usize> {
 impl<B: PolyMul, S: SecretSource, const L: usize> SecretOperands<B>
     for PreparedSecrets<'_, B, S, L>
 {
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        _slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    ) {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
         let slot = &mut self.prepared[j];
         if slot.is_none() {
             self.secret.prepare_in(backend, j, slot);
@@ -404,42 +420,25 @@ impl<B: PolyMul, S, const L: usize> Drop for PreparedSecrets<'_, B, S, L> {
 pub(crate) struct PreparedSlice<'a, T>(pub(crate) &'a [T]);
 
 impl<B: PolyMul> SecretOperands<B> for PreparedSlice<'_, B::Prepared> {
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        _slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    ) {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
         f(backend, &self.0[j]);
     }
 }
 
-/// Each secret widened and prepared at its use, in the caller's slot (low-memory plan; and
-/// decryption, which uses each secret once).
+/// Each secret prepared at its use (low-memory plan; and decryption, which uses each secret
+/// once).
 pub(crate) struct OnDemand<S>(pub(crate) S);
 
 impl<S: SecretSource> OnDemand<S> {
     /// Secret polynomial `j` in the backend's domain (a value of its own: the expanded keys).
     pub(crate) fn prepare<B: PolyMul>(&self, backend: &mut B, j: usize) -> B::Prepared {
-        let mut s = SecretPoly::ZERO;
-        self.0.get(j, &mut s);
-        backend.prepare(&s)
+        prepared_from(backend, |s| self.0.get(j, s))
     }
 }
 
 impl<B: PolyMul, S: SecretSource> SecretOperands<B> for OnDemand<S> {
-    fn with_prepared(
-        &mut self,
-        backend: &mut B,
-        j: usize,
-        slot: &mut Option<B::Prepared>,
-        f: impl FnOnce(&mut B, &B::Prepared),
-    ) {
-        self.0.prepare_in(backend, j, slot);
-        if let Some(prepared) = slot {
-            f(backend, prepared);
-        }
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
+        self.0.with_prepared(backend, j, f);
     }
 }
 
@@ -466,19 +465,19 @@ pub(crate) trait Operands<B: PolyMul> {
     }
 
     /// [`MatrixSource::finished_output`].
-    fn finished_output(&mut self, _consume: impl FnOnce(&Poly)) {}
+    fn finished_output(&mut self, _consume: impl FnOnce(&mut Poly)) {}
 }
 
 impl<B: PolyMul, M: MatrixSource> Operands<B> for M {
     fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared) {
-        multiply_with(backend, acc, s, |a| self.next_entry(a));
+        backend.mul_acc_pieces(acc, s, |take| self.next_entry_pieces(take));
     }
 
     fn computed_elsewhere(&self, output: usize) -> bool {
         MatrixSource::computed_elsewhere(self, output)
     }
 
-    fn finished_output(&mut self, consume: impl FnOnce(&Poly)) {
+    fn finished_output(&mut self, consume: impl FnOnce(&mut Poly)) {
         MatrixSource::finished_output(self, consume)
     }
 }
@@ -514,6 +513,15 @@ fn prepare_from<B: PolyMul>(
     backend.prepare_in(&s, slot);
 }
 
+/// The secret that `secret` writes, prepared ([`PolyMul::prepare`]: built where the caller keeps
+/// it, not moved); the widened polynomial lives only in this frame.
+#[inline(never)]
+fn prepared_from<B: PolyMul>(backend: &mut B, secret: impl FnOnce(&mut SecretPoly)) -> B::Prepared {
+    let mut s = SecretPoly::ZERO;
+    secret(&mut s);
+    backend.prepare(&s)
+}
+
 /// `acc += a · s` for the public polynomial that `public` writes, held only in this frame.
 #[inline(never)]
 fn multiply_with<B: PolyMul>(
@@ -527,13 +535,18 @@ fn multiply_with<B: PolyMul>(
     backend.mul_acc(acc, &a, prepared);
 }
 
-/// Finishes `acc` (left wiped, [`PolyMul::finish_into`]) and hands the result to `consume`;
-/// the result lives only in this call, never beside a multiplication.
+/// Finishes `acc` (left wiped, [`PolyMul::finish_into`]) and hands the result to `consume`,
+/// which may change it (rounding in place); the result lives only in this call, never beside a
+/// multiplication, and is wiped.
 #[inline(never)]
-fn finish_with<B: PolyMul>(backend: &mut B, acc: &mut B::Accumulator, consume: impl FnOnce(&Poly)) {
+fn finish_with<B: PolyMul>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    consume: impl FnOnce(&mut Poly),
+) {
     let mut sum = Poly::ZERO;
     backend.finish_into(acc, &mut sum);
-    consume(&sum);
+    consume(&mut sum);
     sum.zeroize();
 }
 
@@ -543,7 +556,7 @@ fn finish_with<B: PolyMul>(backend: &mut B, acc: &mut B::Accumulator, consume: i
 fn sum_of_products<B: PolyMul, const L: usize>(
     backend: &mut B,
     mut product: impl FnMut(&mut B, &mut B::Accumulator, usize),
-    consume: impl FnOnce(&Poly),
+    consume: impl FnOnce(&mut Poly),
 ) {
     let mut acc = backend.accumulator();
     for j in 0..L {
@@ -563,7 +576,7 @@ pub(crate) trait Sums<B: PolyMul> {
         public: impl FnOnce(&mut Poly),
     );
     /// Hands `sum_j` (correct mod q) to `consume`.
-    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&Poly));
+    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&mut Poly));
 }
 
 /// L accumulators in the backend's domain (fast plan). Wiped on drop.
@@ -584,7 +597,7 @@ impl<B: PolyMul, const L: usize> Sums<B> for Accumulators<B, L> {
 
     /// The accumulator is wiped by finishing and dropped from the list (nothing left to wipe
     /// on drop).
-    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
+    fn finish(&mut self, backend: &mut B, j: usize, consume: impl FnOnce(&mut Poly)) {
         if let Some(acc) = &mut self.0[j] {
             finish_with(backend, acc, consume);
         }
@@ -669,10 +682,10 @@ impl<B: PolyMul> Sums<B> for PackedSums<'_> {
     }
 
     #[inline(never)]
-    fn finish(&mut self, _backend: &mut B, j: usize, consume: impl FnOnce(&Poly)) {
+    fn finish(&mut self, _backend: &mut B, j: usize, consume: impl FnOnce(&mut Poly)) {
         let mut b = Poly::ZERO;
         self.read(j, &mut b);
-        consume(&b);
+        consume(&mut b);
         b.zeroize();
     }
 }
@@ -788,21 +801,18 @@ pub(crate) fn transposed_products<V: Variant, P: MemoryPlan, B: PolyMul, const L
     matrix: &mut impl MatrixSource,
     s: &P::Secret<L>,
     scratch: &mut [u8],
-    mut consume: impl FnMut(usize, &Poly),
+    mut consume: impl FnMut(usize, &mut Poly),
 ) {
     let mut sums = P::sums::<V, B, L>(backend, scratch);
-    let mut slot = None;
     for i in 0..L {
-        s.prepare_in(backend, i, &mut slot);
-        if let Some(prepared) = &slot {
+        s.with_prepared(backend, i, |backend, prepared| {
             for j in 0..L {
                 if !matrix.computed_elsewhere(j) {
                     sums.add_product(backend, j, prepared, |a| matrix.next_entry(a));
                 }
             }
-        }
+        });
     }
-    wipe_slot(&mut slot);
     for j in 0..L {
         if matrix.computed_elsewhere(j) {
             matrix.finished_output(|b| consume(j, b));
@@ -835,7 +845,6 @@ pub(crate) fn encrypt<
 }
 
 /// Saber.PKE.Enc with the secret vector given as operands.
-#[inline(never)]
 fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     backend: &mut B,
     matrix: &mut impl Operands<B>,
@@ -844,27 +853,19 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     m: &[u8; 32],
     sink: &mut CiphertextSink<'_>,
 ) {
-    let mut slot = None;
-    let put_row = |sink: &mut CiphertextSink<'_>, i: usize, row: &Poly| {
+    let put_row = |sink: &mut CiphertextSink<'_>, i: usize, row: &mut Poly| {
         sink.put(i * POLY_P_BYTES..(i + 1) * POLY_P_BYTES, |out| {
             pack_rounded::<V>(row, out)
         })
     };
-    matrix_rows::<B, L>(backend, matrix, s, &mut slot, |i, row| {
-        put_row(sink, i, row)
-    });
+    matrix_rows::<B, L>(backend, matrix, s, |i, row| put_row(sink, i, row));
     // v' = bᵀ·s', carrying the message into c_m.
     let c_m = L * POLY_P_BYTES..L * POLY_P_BYTES + sizes::packed(ET as u32);
     sum_of_products::<B, L>(
         backend,
-        |backend, acc, j| {
-            s.with_prepared(backend, j, &mut slot, |b, s_j| {
-                public_b.mul_acc_next(b, acc, s_j)
-            })
-        },
+        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| public_b.mul_acc_next(b, acc, s_j)),
         |v| sink.put(c_m, |out| encode_message::<V, ET>(v, m, out)),
     );
-    wipe_slot(&mut slot);
     // The rows another worker computed (the two-worker split), once this one's work is done.
     for i in 0..L {
         if matrix.computed_elsewhere(i) {
@@ -875,14 +876,12 @@ fn encrypt_with<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
 
 /// The rows `b'_i = Σ_j A[i][j]·s'_j` of `A·s'` that are computed here, each handed to
 /// `consume(i, ·)`; rows the matrix source computes elsewhere are skipped (the two-worker split,
-/// which also runs this for the rows of its other worker). `slot` as for
-/// [`SecretOperands::with_prepared`].
+/// which also runs this for the rows of its other worker).
 pub(crate) fn matrix_rows<B: PolyMul, const L: usize>(
     backend: &mut B,
     matrix: &mut impl Operands<B>,
     s: &mut impl SecretOperands<B>,
-    slot: &mut Option<B::Prepared>,
-    mut consume: impl FnMut(usize, &Poly),
+    mut consume: impl FnMut(usize, &mut Poly),
 ) {
     for i in 0..L {
         if matrix.computed_elsewhere(i) {
@@ -891,7 +890,7 @@ pub(crate) fn matrix_rows<B: PolyMul, const L: usize>(
         sum_of_products::<B, L>(
             backend,
             |backend, acc, j| {
-                s.with_prepared(backend, j, slot, |b, s_j| matrix.mul_acc_next(b, acc, s_j))
+                s.with_prepared(backend, j, |b, s_j| matrix.mul_acc_next(b, acc, s_j))
             },
             |row| consume(i, row),
         );
@@ -908,17 +907,11 @@ pub(crate) fn decrypt<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     let (ct_b, ct_m) = ct.split_at(L * POLY_P_BYTES);
     let mut b_prime = packed_p(ct_b);
     let mut m = [0u8; 32];
-    let mut slot = None;
     sum_of_products::<B, L>(
         backend,
-        |backend, acc, j| {
-            s.with_prepared(backend, j, &mut slot, |b, s_j| {
-                b_prime.mul_acc_next(b, acc, s_j)
-            })
-        },
+        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| b_prime.mul_acc_next(b, acc, s_j)),
         |v| m = decode_message::<V, ET>(v, ct_m),
     );
-    wipe_slot(&mut slot);
     m
 }
 

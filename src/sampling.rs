@@ -110,19 +110,18 @@ fn sample<V: Variant, const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     }
 }
 
-/// The walk of GenSecret over the secret stream: samples the pieces of `2^PIECE_LOG`
-/// coefficients of the variant's runs (run lengths are multiples of 128) in order, calling
-/// `take(first coefficient, piece)` for each; bytes between runs are read and discarded. `buf`
-/// holds a piece's bytes and is wiped at the end, as is the piece.
+/// The walk of GenSecret over the secret stream: the pieces of `2^PIECE_LOG` coefficients of
+/// the variant's runs (run lengths are multiples of 128) in order, calling `sample_piece(first
+/// coefficient, its stream bytes)` for each, which samples them where they go (no piece buffer
+/// to copy from); bytes between runs are read and discarded. `buf` holds a piece's bytes and is
+/// wiped at the end.
 fn walk<V: Variant, const L: usize, const MU: usize, const PIECE_LOG: u32>(
     stream: &mut impl ByteStream,
     buf: &mut [u8],
-    mut take: impl FnMut(usize, &[i8]),
+    mut sample_piece: impl FnMut(usize, &[u8]),
 ) {
     let segments = Segments::of::<V, L, MU>();
     let piece_bytes = (bits_per_coefficient::<V, MU>() << PIECE_LOG) >> 3;
-    let mut piece = [0i8; 128];
-    let piece = &mut piece[..1 << PIECE_LOG];
     let mut position = 0;
     let mut coeff = 0;
     for segment in segments.as_slice() {
@@ -132,15 +131,13 @@ fn walk<V: Variant, const L: usize, const MU: usize, const PIECE_LOG: u32>(
             position += skip;
         }
         for _ in 0..segment.coeffs >> PIECE_LOG {
-            sample::<V, MU>(stream.next(&mut buf[..piece_bytes]), piece);
-            take(coeff, piece);
+            sample_piece(coeff, stream.next(&mut buf[..piece_bytes]));
             position += piece_bytes;
             coeff += 1 << PIECE_LOG;
         }
     }
-    // As slices: one fill and an optimisation barrier each.
+    // As a slice: one fill and an optimisation barrier.
     buf.zeroize();
-    piece.zeroize();
 }
 
 /// GenSecret into `out`, 128 coefficients per read.
@@ -148,12 +145,16 @@ pub(crate) fn gen_secret<V: Variant, const L: usize, const MU: usize>(
     stream: &mut impl ByteStream,
     out: &mut [SecretPoly; L],
 ) {
+    const PIECE_LOG: u32 = 7;
     // 128 coefficients of at most 10 bits.
     let mut buf = [0u8; 160];
-    walk::<V, L, MU, 7>(stream, &mut buf, |coeff, piece| {
+    walk::<V, L, MU, PIECE_LOG>(stream, &mut buf, |coeff, bytes| {
         // N = 256: polynomial index and offset are the high and low bits.
         let start = coeff & (N - 1);
-        out[coeff >> 8].coeffs[start..start + piece.len()].copy_from_slice(piece);
+        sample::<V, MU>(
+            bytes,
+            &mut out[coeff >> 8].coeffs[start..][..1 << PIECE_LOG],
+        );
     });
 }
 
@@ -163,13 +164,14 @@ pub(crate) fn gen_secret_with<V: Variant, const L: usize, const MU: usize>(
     stream: &mut impl ByteStream,
     mut take: impl FnMut(usize, &SecretPoly),
 ) {
+    const PIECE_LOG: u32 = 5;
     // 32 coefficients of at most 10 bits.
     let mut buf = [0u8; 40];
     let mut poly = SecretPoly::ZERO;
-    walk::<V, L, MU, 5>(stream, &mut buf, |coeff, piece| {
+    walk::<V, L, MU, PIECE_LOG>(stream, &mut buf, |coeff, bytes| {
         let start = coeff & (N - 1);
-        poly.coeffs[start..start + piece.len()].copy_from_slice(piece);
-        if (coeff + piece.len()) & (N - 1) == 0 {
+        sample::<V, MU>(bytes, &mut poly.coeffs[start..][..1 << PIECE_LOG]);
+        if (coeff + (1 << PIECE_LOG)) & (N - 1) == 0 {
             take(coeff >> 8, &poly);
         }
     });
@@ -201,7 +203,16 @@ pub(crate) trait MatrixSource {
 
     /// Hands the next output computed elsewhere to `consume` (outputs in increasing index, after
     /// every entry multiplied here). A source whose outputs are all computed here has none.
-    fn finished_output(&mut self, _consume: impl FnOnce(&Poly)) {}
+    fn finished_output(&mut self, _consume: impl FnOnce(&mut Poly)) {}
+
+    /// Hands the next entry to `take(first coefficient, coefficients)` in pieces, in order (for
+    /// [`PolyMul::mul_acc_pieces`](crate::polymul::PolyMul::mul_acc_pieces)). The default
+    /// writes it whole first.
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        let mut entry = Poly::ZERO;
+        self.next_entry(&mut entry);
+        take(0, &entry.coeffs);
+    }
 }
 
 /// Polynomials of `bits`-bit coefficients read one after the other from a byte stream: A from
@@ -222,12 +233,29 @@ impl<S: ByteStream> PolyStream<S> {
 /// stack beside the multiplication in the low-memory mode) at a quarter of an entry.
 const PIECE_COEFFS: usize = N >> 2;
 
+/// Coefficients per piece handed over by [`MatrixSource::next_entry_pieces`]: an eighth of a
+/// polynomial, so that its buffers stay small beside the transform buffer that takes them.
+const SMALL_PIECE_COEFFS: usize = N >> 3;
+
 impl<S: ByteStream> MatrixSource for PolyStream<S> {
     fn next_entry(&mut self, out: &mut Poly) {
         let mut buf = [0u8; (PIECE_COEFFS * 13) >> 3];
         let len = (PIECE_COEFFS * self.bits as usize) >> 3;
         for piece in out.coeffs.chunks_exact_mut(PIECE_COEFFS) {
             unpack(self.bytes.next(&mut buf[..len]), self.bits, piece);
+        }
+    }
+
+    /// Not inlined: its buffers live only in this call, not in the frame that receives the
+    /// pieces.
+    #[inline(never)]
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        let mut buf = [0u8; (SMALL_PIECE_COEFFS * 13) >> 3];
+        let mut piece = [0u16; SMALL_PIECE_COEFFS];
+        let len = (SMALL_PIECE_COEFFS * self.bits as usize) >> 3;
+        for at in (0..N).step_by(SMALL_PIECE_COEFFS) {
+            unpack(self.bytes.next(&mut buf[..len]), self.bits, &mut piece);
+            take(at, &piece);
         }
     }
 }
@@ -303,6 +331,13 @@ impl MatrixSource for StreamedMatrix {
             Self::PerEntry(entries) => entries.next_entry(out),
         }
     }
+
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        match self {
+            Self::OneStream(stream) => stream.next_entry_pieces(take),
+            Self::PerEntry(entries) => entries.next_entry_pieces(take),
+        }
+    }
 }
 
 /// Saber+'s matrix: `A[i][j]` = XOF(seed_A ‖ i ‖ j), first `poly_q` bytes, in row-major order.
@@ -355,6 +390,16 @@ impl EntryMatrix {
     }
 }
 
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+impl EntryMatrix {
+    /// The next entry's XOF stream.
+    fn next_stream(&mut self) -> PolyStream<Xof> {
+        let (index, later) = self.indices.split_at(1);
+        self.indices = later;
+        PolyStream::new(self.hasher.xof(&[&self.seed, &index[0]]), self.bits)
+    }
+}
+
 impl MatrixSource for EntryMatrix {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     fn next_entry(&mut self, out: &mut Poly) {
@@ -388,10 +433,13 @@ impl MatrixSource for EntryMatrix {
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     #[inline(never)]
     fn next_entry(&mut self, out: &mut Poly) {
-        let (index, later) = self.indices.split_at(1);
-        self.indices = later;
-        let xof = self.hasher.xof(&[&self.seed, &index[0]]);
-        PolyStream::new(xof, self.bits).next_entry(out);
+        self.next_stream().next_entry(out);
+    }
+
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    #[inline(never)]
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        self.next_stream().next_entry_pieces(take);
     }
 }
 

@@ -76,7 +76,7 @@ use crate::params::sizes::POLY_P_BYTES;
 use crate::params::{SEED_BYTES, Variant};
 use crate::pke::{
     self, CiphertextSink, EncryptGroup, Fast, MemoryPlan, OnDemand, SecretBytes, SecretKey,
-    packed_p, wipe_slot,
+    packed_p,
 };
 use crate::poly::Poly;
 use crate::polymul::PolyMul;
@@ -362,11 +362,9 @@ fn rows_on_worker_1<V: Variant, M: PolyMul, const L: usize, const MU: usize, con
         fo::hash_kr(hasher, core::slice::from_ref(m), &[hpk], &mut kr[..]);
         let s = Fast::sample::<V, L, MU>(SecretBytes::Seed(hasher, &kr[0][1]));
         let mut s = Fast::for_encryption::<M, L>(backend, &s);
-        let mut slot = None;
-        pke::matrix_rows::<M, L>(backend, &mut matrix, &mut s, &mut slot, |_, row| {
+        pke::matrix_rows::<M, L>(backend, &mut matrix, &mut s, |_, row| {
             producer.push(row);
         });
-        wipe_slot(&mut slot);
     }
     matrix.flush();
 }

@@ -54,6 +54,56 @@ impl Multi {
         None
     }
 
+    /// The four-way permutation for the independent jobs of one operation: the AVX-512 one
+    /// (four lanes at the cost of one state: sharing always pays), else the AVX2 one, whose four
+    /// lanes cost about 4/3 of one single-state permutation, so that [`Multi::run_or_one_at_a_time`]
+    /// shares them only where the jobs' lengths make that pay (within the instruction-set cap);
+    /// `None` without a vector four-way permutation.
+    pub fn x4_for_operation() -> Option<Self> {
+        Self::x4_at_single_cost().or_else(Self::x4)
+    }
+
+    /// Runs every job as [`Multi::run`] does, or, where that takes fewer permutations' time, one
+    /// at a time on `single`: lanes cost `longest × c` single-state permutations (`longest`: the
+    /// permutations of the longest job; `c`: what one permutation of all lanes costs in
+    /// single-state ones), one at a time the sum of the jobs' permutations. Decided on the first
+    /// [`JOBS_WEIGHED`] jobs (more always share lanes) from their public lengths alone.
+    pub fn run_or_one_at_a_time<'a>(
+        self,
+        single: super::Single,
+        jobs: impl IntoIterator<Item = Job<'a>>,
+    ) {
+        let Some((times, per)) = self.lane_cost() else {
+            // At single cost: lanes always pay.
+            return self.run(jobs);
+        };
+        let mut jobs = jobs.into_iter();
+        let mut first: [Option<Job<'a>>; JOBS_WEIGHED] = [const { None }; JOBS_WEIGHED];
+        for slot in first.iter_mut() {
+            *slot = jobs.next();
+        }
+        let weighed = first.iter().flatten().map(Job::permutations);
+        if first[JOBS_WEIGHED - 1].is_none() && !lanes_pay((times, per), weighed) {
+            first.into_iter().flatten().for_each(|job| single.run(job));
+        } else {
+            self.run(first.into_iter().flatten().chain(jobs));
+        }
+    }
+
+    /// What one permutation of all lanes costs in single-state permutations, as `(times, per)`
+    /// = times / per; `None` where it is one (AVX-512, eight-way). AVX2: 4/3 (BENCHMARKS.md,
+    /// "x86 without AVX-512": 1.3× on a Zen-class core); the portable four-way permutation
+    /// (tests only): 4.
+    fn lane_cost(self) -> Option<(usize, usize)> {
+        match self.0 {
+            Ways::X4(KeccakX4::Portable) => Some((4, 1)),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Ways::X4(KeccakX4::Avx2(_)) => Some((4, 3)),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Ways::X4(KeccakX4::Avx512(_)) | Ways::X8(_) => None,
+        }
+    }
+
     /// The eight-way permutation (AVX-512), if this CPU has it within the cap.
     pub fn x8() -> Option<Self> {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -129,6 +179,18 @@ impl Multi {
             Ways::X8(keccak) => on(keccak, states, times),
         }
     }
+}
+
+/// How many jobs [`Multi::run_or_one_at_a_time`] weighs (one operation has at most three lane
+/// jobs; a batch's group more).
+const JOBS_WEIGHED: usize = 8;
+
+/// Whether jobs of these permutation counts take less time on lanes that cost `times / per`
+/// single-state permutations than one at a time.
+fn lanes_pay((times, per): (usize, usize), permutations: impl Iterator<Item = usize>) -> bool {
+    let (total, longest) =
+        permutations.fold((0, 0), |(total, longest), n| (total + n, longest.max(n)));
+    per * total > times * longest
 }
 
 /// Not inlined: the lane states (800 bytes and more) live only in this call, never in the frame
@@ -276,6 +338,49 @@ mod tests {
                 x.update(seed);
                 x.finalize_xof().read(&mut expected[..len]);
                 assert_eq!(out[..len], expected[..len], "{} {len}", keccak.name());
+            }
+        }
+    }
+
+    /// The AVX2 lanes (4/3 of a permutation) pay for Saber's decapsulation (matrix, secret and
+    /// H(c): 23, 5 and 9 permutations), not for its key generation (23 and 5), and LightSaber's
+    /// key generation (10 and 4) narrowly; lanes at single cost pay for any two jobs, never for
+    /// one.
+    #[test]
+    fn lanes_pay_where_the_shorter_jobs_outweigh_their_cost() {
+        let avx2 = (4, 3);
+        assert!(lanes_pay(avx2, [23, 5, 9].into_iter()));
+        assert!(!lanes_pay(avx2, [23, 5].into_iter()));
+        assert!(lanes_pay(avx2, [10, 4].into_iter()));
+        assert!(!lanes_pay(avx2, [40, 5].into_iter()));
+        assert!(lanes_pay((1, 1), [40, 1].into_iter()));
+        assert!(!lanes_pay((1, 1), [40].into_iter()));
+    }
+
+    /// Either way the jobs give the crates' hashes: a long stream with a short one (one at a
+    /// time on the AVX2 lanes' cost), and three streams (shared), on every multi-way permutation.
+    #[test]
+    fn run_or_one_at_a_time_matches_the_shake_crate() {
+        let seeds: [[u8; 32]; 3] = core::array::from_fn(|i| [i as u8 + 9; 32]);
+        for lengths in [[3744, 768, 0], [3744, 768, 1500]] {
+            for keccak in Multi::all() {
+                let mut outputs = [[0u8; 3744]; 3];
+                keccak.run_or_one_at_a_time(
+                    super::super::Single::fastest(),
+                    outputs
+                        .iter_mut()
+                        .zip(&seeds)
+                        .zip(lengths)
+                        .filter(|(_, len)| *len > 0)
+                        .map(|((out, seed), len)| Job::shake128(seed, &mut out[..len])),
+                );
+                for ((out, seed), len) in outputs.iter().zip(&seeds).zip(lengths) {
+                    let mut expected = [0u8; 3744];
+                    let mut x = shake::Shake128::default();
+                    x.update(seed);
+                    x.finalize_xof().read(&mut expected[..len]);
+                    assert_eq!(out[..len], expected[..len], "{} {len}", keccak.name());
+                }
             }
         }
     }

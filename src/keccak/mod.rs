@@ -77,6 +77,11 @@ const RHO_OFFSETS: [u32; 25] = [
 const NEXT: [usize; 5] = [1, 2, 3, 4, 0];
 const NEXT2: [usize; 5] = [2, 3, 4, 0, 1];
 const PREV: [usize; 5] = [4, 0, 1, 2, 3];
+/// The column x of word `x + 5y` (a table, as above).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const COLUMN: [usize; 25] = [
+    0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4,
+];
 
 /// The 24 rounds of Keccak-f\[1600\] on `$a: [W; 25]` (word `x + 5y` is lane (x, y)), for any
 /// word type `W` given its operations:
@@ -158,6 +163,121 @@ macro_rules! keccak_f1600 {
 }
 pub(crate) use keccak_f1600;
 
+/// The 24 rounds of Keccak-f\[1600\] with the state streamed through memory, for 16 vector
+/// registers, where the 25 words and θ's temporaries do not fit (AVX2; the scalar x86-64 code
+/// measured no faster this way, `BENCHMARKS.md`): each round reads `$state` and writes `$scratch`, the next one back (24 rounds: the
+/// result ends in `$state`; `$scratch` then holds round 23's input, to be wiped by the caller).
+///
+/// A round computes its five output planes one after the other: the five input words of a plane
+/// are loaded, given θ's column effect D and rotated by ρ into their π positions (FIPS 202
+/// §3.2.1–3.2.3: lane (x, y) moves to (y, 2x + 3y)); χ and ι make the plane's output words, which
+/// are stored and added into the column parities C of the next round's θ. C and D stay in
+/// registers (10 words, 15 with a plane's inputs), and every word is loaded and stored once per
+/// round: no spill traffic beyond that. Same operations as [`keccak_f1600!`]; `$load(from, i)`
+/// and `$store(to, i, value)` move word `i` (< 25) of `$state` or `$scratch`, which must be of
+/// one type (swapped after every round); `$scratch` is stored in full by the first round before
+/// any load from it.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! keccak_f1600_streamed {
+    (
+        $state:expr,
+        $scratch:expr,
+        load = $load:ident,
+        store = $store:ident,
+        xor = $xor:ident,
+        chi = $chi:ident,
+        rol = $rol:ident,
+        constant = $constant:ident
+    ) => {{
+        let (mut src, mut dst) = ($state, $scratch);
+        let mut c = [$load(src, 0); 5];
+        for x in 0..5 {
+            c[x] = $xor(
+                $xor(
+                    $xor($load(src, x), $load(src, x + 5)),
+                    $xor($load(src, x + 10), $load(src, x + 15)),
+                ),
+                $load(src, x + 20),
+            );
+        }
+        for &rc in $crate::keccak::ROUND_CONSTANTS.iter() {
+            let d = [
+                $xor(c[4], $rol!(c[1], 1)),
+                $xor(c[0], $rol!(c[2], 1)),
+                $xor(c[1], $rol!(c[3], 1)),
+                $xor(c[2], $rol!(c[4], 1)),
+                $xor(c[3], $rol!(c[0], 1)),
+            ];
+            // Output plane y takes input lane ((x + 3y) mod 5, x) into position x, rotated by
+            // its ρ offset: (input word index, offset) per position.
+            $crate::keccak::keccak_plane!(
+                (src, dst, c, d, rc),
+                ($load, $store, $xor, $chi, $rol, $constant),
+                0,
+                [(0, 0), (6, 44), (12, 43), (18, 21), (24, 14)]
+            );
+            $crate::keccak::keccak_plane!(
+                (src, dst, c, d, rc),
+                ($load, $store, $xor, $chi, $rol, $constant),
+                1,
+                [(3, 28), (9, 20), (10, 3), (16, 45), (22, 61)]
+            );
+            $crate::keccak::keccak_plane!(
+                (src, dst, c, d, rc),
+                ($load, $store, $xor, $chi, $rol, $constant),
+                2,
+                [(1, 1), (7, 6), (13, 25), (19, 8), (20, 18)]
+            );
+            $crate::keccak::keccak_plane!(
+                (src, dst, c, d, rc),
+                ($load, $store, $xor, $chi, $rol, $constant),
+                3,
+                [(4, 27), (5, 36), (11, 10), (17, 15), (23, 56)]
+            );
+            $crate::keccak::keccak_plane!(
+                (src, dst, c, d, rc),
+                ($load, $store, $xor, $chi, $rol, $constant),
+                4,
+                [(2, 62), (8, 55), (14, 39), (15, 41), (21, 2)]
+            );
+            core::mem::swap(&mut src, &mut dst);
+        }
+    }};
+}
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) use keccak_f1600_streamed;
+
+/// One output plane `$y` of [`keccak_f1600_streamed!`]: its inputs `(word index, ρ offset)` per
+/// position; C starts over with plane 0, which also takes ι's constant.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! keccak_plane {
+    (
+        ($src:ident, $dst:ident, $c:ident, $d:ident, $rc:ident),
+        ($load:ident, $store:ident, $xor:ident, $chi:ident, $rol:ident, $constant:ident),
+        $y:literal,
+        [$(($word:literal, $offset:literal)),*]
+    ) => {{
+        let b = [$($rol!(
+            $xor($load($src, $word), $d[$crate::keccak::COLUMN[$word]]),
+            $offset
+        )),*];
+        for x in 0..5 {
+            let mut e = $chi(
+                b[x],
+                b[$crate::keccak::NEXT[x]],
+                b[$crate::keccak::NEXT2[x]],
+            );
+            if $y == 0 && x == 0 {
+                e = $xor(e, $constant($rc));
+            }
+            $store($dst, 5 * $y + x, e);
+            $c[x] = if $y == 0 { e } else { $xor($c[x], e) };
+        }
+    }};
+}
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) use keccak_plane;
+
 /// SHAKE128's rate in bytes (capacity 256 bits).
 const SHAKE128_RATE: usize = 168;
 /// SHA3-256's rate in bytes.
@@ -209,6 +329,25 @@ pub struct Job<'a> {
     pub input: [&'a [u8]; 2],
     /// Where the hash goes; its length is the output length (32 for SHA3-256, 64 for SHA3-512).
     pub output: &'a mut [u8],
+}
+
+impl Job<'_> {
+    /// The permutations this job takes: one per absorbed block (the last one padded, so one more
+    /// than the whole blocks of input), one more per further output block.
+    fn permutations(&self) -> usize {
+        let rate = self.function.rate();
+        // Whole blocks by subtraction: the crate has no division (the lengths are public).
+        let blocks = |mut len: usize| {
+            let mut count = 0;
+            while len >= rate {
+                len -= rate;
+                count += 1;
+            }
+            count
+        };
+        let input = self.input[0].len() + self.input[1].len();
+        blocks(input) + 1 + blocks(self.output.len().saturating_sub(1))
+    }
 }
 
 // The constructors serve tests and benchmarks; the hash layer builds jobs from its own.
@@ -274,6 +413,27 @@ mod tests {
         let mut state = [0u64; 25];
         permute(&mut state);
         assert_eq!(state[0], 0xF125_8F79_40E1_DDE7);
+    }
+
+    /// A job's permutations: the padded last input block, then one per further output block.
+    #[test]
+    fn permutations_count_blocks() {
+        let input = [0u8; 400];
+        let mut output = [0u8; 400];
+        for (input_len, output_len, want) in [
+            (0, 1, 1),
+            (167, 168, 1),
+            (168, 168, 2),
+            (168, 169, 3),
+            (32, 336, 2),
+            (32, 337, 3),
+        ] {
+            let job = Job::shake128(&input[..input_len], &mut output[..output_len]);
+            assert_eq!(job.permutations(), want, "{input_len} {output_len}");
+        }
+        let mut digest = [0u8; 32];
+        assert_eq!(Job::sha3_256(&input[..136], &mut digest).permutations(), 2);
+        assert_eq!(Job::sha3_256(&input[..135], &mut digest).permutations(), 1);
     }
 
     /// `Function`'s rates and suffixes are FIPS 202's.

@@ -9,7 +9,8 @@
 //!   `__m256i` or eight on `__m512i`; rotations by `vprolq`, θ's parities and χ by `vpternlogq`,
 //!   all 25 words in registers.
 //! - AVX2 (`x4_avx2`): one `__m256i` per word, rotations as shift/shift/or, and only 16
-//!   registers, so words go through the stack every round.
+//!   registers, so the rounds stream the state through memory (each word loaded and stored once
+//!   per round).
 //! - portable (`x4_portable`, every target): `[u64; 4]` words, which the compiler may map to
 //!   whatever vectors the target has (two SSE2 registers on baseline x86-64).
 
@@ -163,7 +164,7 @@ impl Permutation<X4> for KeccakX4 {
         match self {
             Self::Portable => x4_portable::permute(&mut state.lanes),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Self::Avx2(token) => x4_avx2::permute(token, &mut state.lanes),
+            Self::Avx2(token) => x4_avx2::permute(token, state),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Self::Avx512(token) => avx512::x4::permute(token, &mut state.lanes),
         }

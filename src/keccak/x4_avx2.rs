@@ -1,14 +1,17 @@
 //! The AVX2 four-way permutation: one `__m256i` per word, holding that word of the four states.
 //!
 //! AVX2 has no 64-bit rotate, so a rotation is two shifts and an OR (CPUs with AVX-512 take
-//! `avx512`).
+//! `avx512`). With 16 registers for 25 words, the rounds stream the state through memory
+//! ([`super::keccak_f1600_streamed`]): each word is loaded and stored once per round, C and D
+//! stay in registers.
 //!
 //! **Safety.** The
 //! AVX2 instructions run only inside [`permute_avx2`], a `#[target_feature(enable = "avx2")]`
 //! function that is reached only through [`permute`], which requires an [`Avx2Token`]; a token
 //! is only created by [`Avx2Token::detect`] after CPUID reported AVX2 (or when the target enables
-//! AVX2 at compile time). Memory is accessed only through `loadu`/`storeu` on `[u64; 4]`
-//! arrays, exactly 32 bytes each.
+//! AVX2 at compile time). Memory is accessed only through aligned 32-byte loads and stores of
+//! the 25 words of the state (a cache-line aligned [`MultiState`]) and of a scratch copy in the
+//! permutation's frame.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -16,15 +19,15 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use zeroize::Zeroize;
+use core::mem::MaybeUninit;
 
-use super::multi::X4;
+use super::multi::{MultiState, X4};
 
 use crate::cpu::Avx2Token;
 
 /// Keccak-f\[1600\] on the four interleaved states.
 #[inline]
-pub(super) fn permute(token: Avx2Token, state: &mut [[u64; X4]; 25]) {
+pub(super) fn permute(token: Avx2Token, state: &mut MultiState<X4>) {
     let _ = token;
     // SAFETY: the token proves that this CPU executes AVX2 instructions.
     unsafe { permute_avx2(state) }
@@ -37,12 +40,6 @@ pub(super) fn permute(token: Avx2Token, state: &mut [[u64; X4]; 25]) {
 unsafe fn xor(a: __m256i, b: __m256i) -> __m256i {
     // SAFETY: AVX2 is present (caller contract).
     unsafe { _mm256_xor_si256(a, b) }
-}
-
-#[inline(always)]
-unsafe fn xor3(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe { xor(xor(a, b), c) }
 }
 
 /// a ⊕ (¬b ∧ c).
@@ -72,27 +69,46 @@ macro_rules! rol {
     };
 }
 
+/// Word `index` (< 25) of the 25 words at `words`.
+#[inline(always)]
+unsafe fn load(words: *const __m256i, index: usize) -> __m256i {
+    // SAFETY: AVX2 is present and `words` points to 25 initialised 32-byte words (caller
+    // contract; `index` < 25).
+    unsafe { _mm256_load_si256(words.add(index)) }
+}
+
+#[inline(always)]
+unsafe fn store(words: *mut __m256i, index: usize, value: __m256i) {
+    // SAFETY: AVX2 is present and `words` points to 25 writable 32-byte words (caller contract;
+    // `index` < 25).
+    unsafe { _mm256_store_si256(words.add(index), value) }
+}
+
 #[target_feature(enable = "avx2")]
-unsafe fn permute_avx2(state: &mut [[u64; X4]; 25]) {
-    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`), and every
-    // load and store covers exactly one `[u64; 4]` (32 bytes).
+unsafe fn permute_avx2(state: &mut MultiState<X4>) {
+    // The other half of the ping-pong: no zero fill, the first round stores all of it before any
+    // load from it.
+    let mut scratch = MaybeUninit::<[__m256i; 25]>::uninit();
+    let scratch: *mut __m256i = scratch.as_mut_ptr().cast();
+    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`). `state`'s
+    // words are 25 `[u64; 4]`, 32 bytes each, 64-byte aligned (`MultiState` is
+    // `repr(C, align(64))`), so they are 25 aligned `__m256i`; `scratch` is 25 aligned `__m256i`
+    // of this frame, written entirely by the first round before the second reads it.
     unsafe {
-        let mut a = [_mm256_setzero_si256(); 25];
-        for (v, word) in a.iter_mut().zip(state.iter()) {
-            *v = _mm256_loadu_si256(word.as_ptr().cast());
-        }
-        super::keccak_f1600!(
-            a,
+        let words: *mut __m256i = state.lanes.as_mut_ptr().cast();
+        super::keccak_f1600_streamed!(
+            words,
+            scratch,
+            load = load,
+            store = store,
             xor = xor,
-            xor3 = xor3,
             chi = chi,
             rol = rol,
             constant = constant
         );
-        for (word, v) in state.iter_mut().zip(a.iter()) {
-            _mm256_storeu_si256(word.as_mut_ptr().cast(), *v);
+        // Round 23's input, secret when the state is.
+        for index in 0..25 {
+            core::ptr::write_volatile(scratch.add(index), _mm256_setzero_si256());
         }
-        // The registers spill to the stack (16 registers for 25 words): wipe the copy.
-        a.zeroize();
     }
 }

@@ -28,11 +28,12 @@
 //!
 //! # Memory
 //!
-//! `Prepared` is the secret itself (256 B), `Accumulator` the plain result (512 B); `mul_acc`
-//! uses two 64-coefficient operands, a 127-coefficient product and the 16 × 16 level's small
-//! buffers (measured peak in `embedded/RESULTS.md`).
+//! `Prepared` is the secret itself, two coefficients per byte (128 B), `Accumulator` the plain
+//! result (512 B); `mul_acc` uses two 64-coefficient operands, a 127-coefficient product and the
+//! 16 × 16 level's small buffers (measured peak in `embedded/RESULTS.md`).
 
-use crate::poly::{N, Poly, SecretPoly};
+use crate::poly::{N, Poly};
+use crate::polymul::PackedSecret;
 
 /// Size of the products materialised in a buffer (two levels below N).
 const MID: usize = N >> 2;
@@ -137,25 +138,32 @@ fn schoolbook_half(a: &[u32; HALF], b: &[u32; HALF]) -> [u32; 2 * HALF - 1] {
 }
 
 /// 16 × 16 product (31 coefficients), mod 2^16: one more Karatsuba level over
-/// [`schoolbook_half`] (three 8 × 8 products instead of four).
+/// [`schoolbook_half`] (three 8 × 8 products instead of four),
+/// `low + x^8·(middle − low − high) + x^16·high`, each half product added in as soon as it is
+/// computed, so that one is alive at a time (the stack of the products' deepest frame).
 #[inline(always)]
 fn schoolbook_leaf(a: &[u16; LEAF], b: &[u16; LEAF], out: &mut [u16; 2 * LEAF - 1]) {
-    // Residues mod 2^16, widened once so that the products need no masking.
+    // Residues mod 2^16, widened so that the products need no masking.
     let a0: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k]));
-    let a1: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k + HALF]));
     let b0: [u32; HALF] = core::array::from_fn(|k| u32::from(b[k]));
+    let a1: [u32; HALF] = core::array::from_fn(|k| u32::from(a[k + HALF]));
     let b1: [u32; HALF] = core::array::from_fn(|k| u32::from(b[k + HALF]));
+    out.fill(0);
     let low = schoolbook_half(&a0, &b0);
+    for (k, &p) in low.iter().enumerate() {
+        out[k] = out[k].wrapping_add(p as u16);
+        out[k + HALF] = out[k + HALF].wrapping_sub(p as u16);
+    }
     let high = schoolbook_half(&a1, &b1);
+    for (k, &p) in high.iter().enumerate() {
+        out[k + LEAF] = out[k + LEAF].wrapping_add(p as u16);
+        out[k + HALF] = out[k + HALF].wrapping_sub(p as u16);
+    }
     let a_sum: [u32; HALF] = core::array::from_fn(|k| a0[k] + a1[k]);
     let b_sum: [u32; HALF] = core::array::from_fn(|k| b0[k] + b1[k]);
     let middle = schoolbook_half(&a_sum, &b_sum);
-    out.fill(0);
-    for k in 0..2 * HALF - 1 {
-        out[k] = out[k].wrapping_add(low[k] as u16);
-        out[k + LEAF] = out[k + LEAF].wrapping_add(high[k] as u16);
-        let mid = middle[k].wrapping_sub(low[k]).wrapping_sub(high[k]);
-        out[k + HALF] = out[k + HALF].wrapping_add(mid as u16);
+    for (k, &p) in middle.iter().enumerate() {
+        out[k + HALF] = out[k + HALF].wrapping_add(p as u16);
     }
 }
 
@@ -222,10 +230,10 @@ fn add_negacyclic(acc: &mut [u16; N], product: &[u16; 2 * MID - 1], offset: usiz
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Karatsuba;
 
-plain_domain_polymul!(Karatsuba, "karatsuba", karatsuba_acc);
+plain_domain_polymul!(Karatsuba, "karatsuba", karatsuba_acc, packed);
 
 /// `acc += a · s` (see the module docs).
-fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
+fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &PackedSecret) {
     let mut a_mid = [0u16; MID];
     let mut s_mid = [0u16; MID];
     let mut product = [0u16; 2 * MID - 1];
@@ -233,11 +241,13 @@ fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
         for inner in 0..3 {
             let leaf = Leaf::new(N, outer, inner);
             leaf.gather(&a.coeffs, &mut a_mid);
-            // The secret's blocks, summed as residues mod 2^16.
+            // The secret's blocks, summed as residues mod 2^16 (signed nibbles, two per byte).
             s_mid.fill(0);
             for &start in &leaf.starts[..leaf.blocks] {
-                for (o, &c) in s_mid.iter_mut().zip(&s.coeffs[start..start + MID]) {
-                    *o = o.wrapping_add(c as i16 as u16);
+                let bytes = &s[start >> 1..(start + MID) >> 1];
+                for (pair, &byte) in s_mid.chunks_exact_mut(2).zip(bytes) {
+                    pair[0] = pair[0].wrapping_add((((byte << 4) as i8) >> 4) as i16 as u16);
+                    pair[1] = pair[1].wrapping_add(((byte as i8) >> 4) as i16 as u16);
                 }
             }
             product_mid(&a_mid, &s_mid, &mut product);
@@ -253,6 +263,7 @@ fn karatsuba_acc(acc: &mut Poly, a: &Poly, s: &SecretPoly) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::poly::SecretPoly;
     use crate::polymul::{PolyMul, Schoolbook};
 
     #[test]

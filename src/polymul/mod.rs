@@ -61,6 +61,11 @@ cfg_if::cfg_if! {
         type Selected = KroneckerSoft;
     } else if #[cfg(saber_polymul = "karatsuba")] {
         type Selected = Karatsuba;
+    } else if #[cfg(all(target_arch = "x86_64", saber_isa = "portable", not(saber_polymul = "ntt")))] {
+        // x86_64 capped to portable code: Toom-Cook (SSE2 by the compiler) is the fastest
+        // portable backend there, 1.5-2x faster than the NTT's scalar path (BENCHMARKS.md, "x86
+        // without AVX-512").
+        type Selected = ToomCook;
     } else if #[cfg(any(saber_polymul = "ntt", target_arch = "x86_64"))] {
         // x86_64: the NTT with its run-time-detected AVX2 path is 1.6-1.8x faster than
         // Toom-Cook for every operation (BENCHMARKS.md, peer-bench).
@@ -81,7 +86,8 @@ cfg_if::cfg_if! {
 
 /// A secret polynomial two coefficients per byte: signed nibbles, coefficient 2k in the low
 /// nibble of byte k (|s| <= 5 fits). The form in which the low-memory plan holds its secrets
-/// ([`PolyMul::prepare_packed_in`]).
+/// ([`PolyMul::with_packed`]), and the prepared form of the backends for microcontrollers
+/// ([`Karatsuba`], [`NttLowStack`]).
 pub type PackedSecret = [u8; N >> 1];
 
 /// `s` as a [`PackedSecret`].
@@ -99,17 +105,57 @@ pub(crate) fn unpack_secret(s: &PackedSecret, out: &mut SecretPoly) {
     }
 }
 
-/// [`PolyMul::prepare_in`] of `s` widened, the widened polynomial in this frame only (not
-/// inlined: off the frames that hold the products' operands).
+/// `s` as a [`PackedSecret`] value.
+pub(crate) fn packed_secret(s: &SecretPoly) -> PackedSecret {
+    let mut out = [0; N >> 1];
+    pack_secret(s, &mut out);
+    out
+}
+
+/// [`PolyMul::prepare`] of `s` widened, the widened polynomial in this frame only (not inlined:
+/// off the frames that hold the products' operands; the prepared value is built where the caller
+/// keeps it).
 #[inline(never)]
-fn prepare_widened<B: PolyMul + ?Sized>(
-    backend: &mut B,
-    s: &PackedSecret,
-    slot: &mut Option<B::Prepared>,
-) {
+fn prepare_widened<B: PolyMul + ?Sized>(backend: &mut B, s: &PackedSecret) -> B::Prepared {
     let mut wide = SecretPoly::ZERO;
     unpack_secret(s, &mut wide);
-    backend.prepare_in(&wide, slot);
+    backend.prepare(&wide)
+}
+
+/// [`PolyMul::mul_acc`] of the polynomial that `public` writes in pieces, gathered in this frame
+/// only (not inlined: not beside the caller's operands).
+#[inline(never)]
+fn mul_acc_gathered<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    s: &B::Prepared,
+    public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+) {
+    let mut a = Poly::ZERO;
+    public(&mut |at, piece| a.coeffs[at..at + piece.len()].copy_from_slice(piece));
+    backend.mul_acc(acc, &a, s);
+}
+
+/// [`PolyMul::mul_acc`], not inlined: the product's buffers live only in this frame, not in the
+/// caller's, through which the finishing chain passes too.
+#[inline(never)]
+fn mul_acc_apart<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    a: &Poly,
+    s: &B::Prepared,
+) {
+    backend.mul_acc(acc, a, s);
+}
+
+/// `a += ` the sum in `acc`, finished ([`PolyMul::finish_into`], leaving `acc` wiped). Not
+/// inlined: the finished polynomial lives only in this frame, not beside the multiplication.
+#[inline(never)]
+fn add_finished<B: PolyMul + ?Sized>(backend: &mut B, acc: &mut B::Accumulator, a: &mut Poly) {
+    let mut product = Poly::ZERO;
+    backend.finish_into(acc, &mut product);
+    a.add_assign(&product);
+    product.zeroize();
 }
 
 /// The backend used when the caller does not pick one. Override with
@@ -158,6 +204,20 @@ pub trait PolyMul {
     /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
     fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
 
+    /// [`mul_acc`](Self::mul_acc) of the public polynomial that `public` writes in pieces:
+    /// `public(take)` calls `take(first coefficient, coefficients)` in order until all N are
+    /// written (the matrix stream unpacks a few coefficients at a time). The default gathers
+    /// them in a polynomial of its own; a backend whose first step transforms `a` takes them
+    /// straight into its transform's buffer, so that `a` is never held beside it.
+    fn mul_acc_pieces(
+        &mut self,
+        acc: &mut Self::Accumulator,
+        s: &Self::Prepared,
+        public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+    ) {
+        mul_acc_gathered(self, acc, s, public);
+    }
+
     /// [`prepare`](Self::prepare) into `out`, replacing the secret it held, without moving a
     /// prepared value: the default assigns `prepare`'s result; backends with a large domain
     /// (the NTTs for microcontrollers) transform in place.
@@ -171,16 +231,17 @@ pub trait PolyMul {
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<Self::Prepared>) {
         match slot {
             Some(prepared) => self.prepare_into(s, prepared),
-            None => {
-                slot.get_or_insert_with(|| self.prepare(s));
-            }
+            None => *slot = Some(self.prepare(s)),
         }
     }
 
-    /// [`prepare_in`](Self::prepare_in) of a secret given as a [`PackedSecret`]. The default
-    /// widens it first; a backend whose prepared form is the packed secret copies it.
-    fn prepare_packed_in(&mut self, s: &PackedSecret, slot: &mut Option<Self::Prepared>) {
-        prepare_widened(self, s, slot);
+    /// Calls `f` with a secret given as a [`PackedSecret`] in the backend's domain. The default
+    /// widens and prepares it into a value of this call, wiped after `f`; a backend whose
+    /// prepared form is the packed secret itself hands it over as it is, so that no copy is held.
+    fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Self::Prepared)) {
+        let mut prepared = prepare_widened(self, s);
+        f(self, &prepared);
+        prepared.zeroize();
     }
 
     /// Sets `acc` back to zero in place (the value of [`accumulator`](Self::accumulator)).
@@ -205,12 +266,9 @@ pub trait PolyMul {
     /// it.
     fn mul_add_plain(&mut self, a: &mut Poly, s: &Self::Prepared, sum: impl FnOnce(&mut Poly)) {
         let mut acc = self.accumulator();
-        self.mul_acc(&mut acc, a, s);
+        mul_acc_apart(self, &mut acc, a, s);
         sum(a);
-        let mut product = Poly::ZERO;
-        self.finish_into(&mut acc, &mut product);
-        a.add_assign(&product);
-        product.zeroize();
+        add_finished(self, &mut acc, a);
     }
 
     /// Short, stable name of the backend (used by examples and benches).

@@ -3,11 +3,11 @@
 
 /// `a ← sum + a · s` for a plain-domain backend whose product needs `a` throughout: the sum in
 /// a polynomial of its own, multiplied into by `mul_acc`.
-pub(crate) fn mul_add_beside(
+pub(crate) fn mul_add_beside<S: ?Sized>(
     a: &mut crate::poly::Poly,
-    s: &crate::poly::SecretPoly,
+    s: &S,
     sum: impl FnOnce(&mut crate::poly::Poly),
-    mul_acc: impl FnOnce(&mut crate::poly::Poly, &crate::poly::Poly, &crate::poly::SecretPoly),
+    mul_acc: impl FnOnce(&mut crate::poly::Poly, &crate::poly::Poly, &S),
 ) {
     let mut total = crate::poly::Poly::ZERO;
     sum(&mut total);
@@ -17,18 +17,14 @@ pub(crate) fn mul_add_beside(
 }
 
 /// Implements [`PolyMul`](crate::polymul::PolyMul) for `$backend` in the plain domain, with
-/// `mul_acc` done by `$mul_acc(acc, a, s)` and `mul_add_plain` by `$mul_add_plain(a, s, sum)`
-/// (default: [`mul_add_beside`] over `$mul_acc`).
+/// `mul_acc` done by `$mul_acc(acc, a, s)` and `mul_add_plain` by [`mul_add_beside`] over it.
+/// The secret is prepared as a [`SecretPoly`](crate::poly::SecretPoly), or with `packed` as a
+/// [`PackedSecret`](crate::polymul::PackedSecret) (half the bytes; the low-memory plan's
+/// secrets are then used where they are, [`PolyMul::with_packed`](crate::polymul::PolyMul)).
 macro_rules! plain_domain_polymul {
     ($backend:ty, $name:expr, $mul_acc:expr) => {
-        plain_domain_polymul!($backend, $name, $mul_acc, |a, s, sum| {
-            $crate::polymul::plain::mul_add_beside(a, s, sum, $mul_acc)
-        });
-    };
-    ($backend:ty, $name:expr, $mul_acc:expr, $mul_add_plain:expr) => {
         impl $crate::polymul::PolyMul for $backend {
             type Prepared = $crate::poly::SecretPoly;
-            type Accumulator = $crate::poly::Poly;
 
             fn prepare(&mut self, s: &$crate::poly::SecretPoly) -> $crate::poly::SecretPoly {
                 s.clone()
@@ -42,35 +38,62 @@ macro_rules! plain_domain_polymul {
                 out.coeffs = s.coeffs;
             }
 
-            fn accumulator(&mut self) -> $crate::poly::Poly {
-                $crate::poly::Poly::ZERO
+            plain_domain_polymul!(@common $name, $mul_acc, $crate::poly::SecretPoly);
+        }
+    };
+    ($backend:ty, $name:expr, $mul_acc:expr, packed) => {
+        impl $crate::polymul::PolyMul for $backend {
+            type Prepared = $crate::polymul::PackedSecret;
+
+            fn prepare(&mut self, s: &$crate::poly::SecretPoly) -> $crate::polymul::PackedSecret {
+                $crate::polymul::packed_secret(s)
             }
 
-            fn mul_acc(
+            fn prepare_into(
                 &mut self,
-                acc: &mut $crate::poly::Poly,
-                a: &$crate::poly::Poly,
                 s: &$crate::poly::SecretPoly,
+                out: &mut $crate::polymul::PackedSecret,
             ) {
-                $mul_acc(acc, a, s)
+                $crate::polymul::pack_secret(s, out);
             }
 
-            fn finish(&mut self, acc: &$crate::poly::Poly) -> $crate::poly::Poly {
-                acc.clone()
-            }
-
-            fn mul_add_plain(
+            fn with_packed(
                 &mut self,
-                a: &mut $crate::poly::Poly,
-                s: &$crate::poly::SecretPoly,
-                sum: impl FnOnce(&mut $crate::poly::Poly),
+                s: &$crate::polymul::PackedSecret,
+                f: impl FnOnce(&mut Self, &$crate::polymul::PackedSecret),
             ) {
-                $mul_add_plain(a, s, sum)
+                f(self, s)
             }
 
-            fn name(&self) -> &'static str {
-                $name
-            }
+            plain_domain_polymul!(@common $name, $mul_acc, $crate::polymul::PackedSecret);
+        }
+    };
+    (@common $name:expr, $mul_acc:expr, $prepared:ty) => {
+        type Accumulator = $crate::poly::Poly;
+
+        fn accumulator(&mut self) -> $crate::poly::Poly {
+            $crate::poly::Poly::ZERO
+        }
+
+        fn mul_acc(&mut self, acc: &mut $crate::poly::Poly, a: &$crate::poly::Poly, s: &$prepared) {
+            $mul_acc(acc, a, s)
+        }
+
+        fn finish(&mut self, acc: &$crate::poly::Poly) -> $crate::poly::Poly {
+            acc.clone()
+        }
+
+        fn mul_add_plain(
+            &mut self,
+            a: &mut $crate::poly::Poly,
+            s: &$prepared,
+            sum: impl FnOnce(&mut $crate::poly::Poly),
+        ) {
+            $crate::polymul::plain::mul_add_beside(a, s, sum, $mul_acc)
+        }
+
+        fn name(&self) -> &'static str {
+            $name
         }
     };
 }

@@ -185,6 +185,18 @@ impl PolyMul for ToomCook {
         prepared
     }
 
+    fn prepare_into(&mut self, s: &SecretPoly, out: &mut ToomCookSecret) {
+        prepare_leaves(s, &mut out.leaves);
+    }
+
+    /// Built in the slot (no prepared value on the stack beside it).
+    fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<ToomCookSecret>) {
+        let prepared = slot.get_or_insert_with(|| ToomCookSecret {
+            leaves: [Leaf::ZERO; LEAVES],
+        });
+        prepare_leaves(s, &mut prepared.leaves);
+    }
+
     fn accumulator(&mut self) -> ToomCookAccumulator {
         ToomCookAccumulator {
             rows: [[0; LANES]; PRODUCT_ROWS],

@@ -214,10 +214,10 @@ impl<const SLOTS: usize> MatrixSource for Consumer<'_, SLOTS> {
         output >= self.first_elsewhere
     }
 
-    fn finished_output(&mut self, consume: impl FnOnce(&Poly)) {
+    fn finished_output(&mut self, consume: impl FnOnce(&mut Poly)) {
         let mut output = Poly::ZERO;
         self.handoff.take(&mut output);
-        consume(&output);
+        consume(&mut output);
         output.zeroize();
     }
 }

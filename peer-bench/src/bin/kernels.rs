@@ -1,7 +1,8 @@
 //! Times the kernels of the KEM operations, interleaved in rounds (minimum over rounds of the
 //! median per round), in ns: one Keccak-f\[1600\] permutation of every single-state
 //! implementation and of every multi-way one this CPU runs, one SHAKE128 stream of Saber's matrix
-//! (3744 bytes) per single-state implementation, and the three NTT steps (`prepare`, `mul_acc`,
+//! (3744 bytes) per single-state implementation, one Saber decapsulation's lane jobs on each
+//! multi-way permutation and one after the other, and the three NTT steps (`prepare`, `mul_acc`,
 //! `finish`) of each NTT path this CPU runs:
 //!
 //! ```sh
@@ -12,7 +13,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use saber_kem::PolyMul;
-use saber_kem::hazmat::keccak::{Multi, Single};
+use saber_kem::hazmat::keccak::{Job, Multi, Single};
 use saber_kem::polymul::ntt::NttAvx512;
 use saber_kem::polymul::{NttAvx2, NttScalar, Poly, SecretPoly};
 
@@ -67,13 +68,31 @@ fn ntt_steps<B: PolyMul>(mut backend: B, times: usize) -> [f64; 3] {
     ]
 }
 
+/// One Saber decapsulation's lane jobs (`keccak::lanes`): SHAKE128 of the matrix (3744 bytes)
+/// and of the secret (768 bytes), SHA3-256 of a ciphertext (1088 bytes); all on `multi`'s lanes
+/// or, without, one after the other on `single`.
+fn decapsulation_jobs(multi: Option<Multi>, single: Single) {
+    let (seed, ct) = (black_box([3u8; 32]), black_box([5u8; 1088]));
+    let (mut matrix, mut secret, mut digest) = ([0u8; 3744], [0u8; 768], [0u8; 32]);
+    let jobs = [
+        Job::shake128(&seed, &mut matrix),
+        Job::shake128(&seed, &mut secret),
+        Job::sha3_256(&ct, &mut digest),
+    ];
+    match multi {
+        Some(multi) => multi.run(jobs),
+        None => jobs.into_iter().for_each(|job| single.run(job)),
+    }
+    black_box((&matrix, &secret, &digest));
+}
+
 fn main() {
     let singles: Vec<Single> = Single::all().collect();
     let multis: Vec<Multi> = Multi::all().collect();
     let avx2 = NttAvx2::new();
     let avx512 = NttAvx512::new();
     let mut ntt = [[f64::MAX; 3]; 3];
-    let mut best = vec![f64::MAX; 2 * singles.len() + multis.len()];
+    let mut best = vec![f64::MAX; 2 * singles.len() + 2 * multis.len() + 1];
     for _ in 0..15 {
         for (path, steps) in ntt.iter_mut().enumerate() {
             let t = match path {
@@ -115,7 +134,18 @@ fn main() {
             let t = per_call(|n| multi.permute(black_box(&mut states), n), 100);
             best[k] = best[k].min(t);
             k += 1;
+            let t = per_call(
+                |n| (0..n).for_each(|_| decapsulation_jobs(Some(multi), Single::fastest())),
+                10,
+            );
+            best[k] = best[k].min(t);
+            k += 1;
         }
+        let t = per_call(
+            |n| (0..n).for_each(|_| decapsulation_jobs(None, Single::fastest())),
+            10,
+        );
+        best[k] = best[k].min(t);
     }
     let mut k = 0;
     for single in &singles {
@@ -138,8 +168,18 @@ fn main() {
             best[k],
             multi.ways()
         );
-        k += 1;
+        println!(
+            "multi  {:<12} Saber decapsulation's jobs {:>8.1} ns",
+            multi.name(),
+            best[k + 1]
+        );
+        k += 2;
     }
+    println!(
+        "single {:<12} Saber decapsulation's jobs {:>8.1} ns (one after the other)",
+        Single::fastest().name(),
+        best[k]
+    );
     for (name, steps) in ["ntt-scalar", "ntt-avx2", "ntt-avx512"].iter().zip(ntt) {
         if steps[0] < f64::MAX {
             println!(

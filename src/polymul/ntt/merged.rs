@@ -18,14 +18,18 @@
 //!    |a| <= k·q' gives (−0.0049·k·q', (1 + 0.0049·k)·q') (q'/2^33 < 0.0049).
 //! 2. **Forward.** A layer adds the product of (1) to the magnitude: from |a| <= 4096, the six
 //!    layers add less than (1 + 0.0049·k)·q' each for the running bound k·q', so |â| < 6.1·q'.
-//! 3. **Prepared secret** ([`NttMerged`]). A multiplication by 1 (a Barrett reduction, (1))
-//!    brings each coefficient into (−0.03·q', 1.03·q'); the ζ-multiples of the unreduced
-//!    coefficients lie in the same range. Secret quarters ([`NttLowStack`]): below 11.7·q' (see
-//!    [`secret_quarter`]), their ζ-multiples below 1.06·q'.
-//! 4. **Base multiplication.** A 4-term dot product is at most 4 · 6.1·q' · 1.03·q' < 25.2·q'^2
+//! 3. **Prepared secret** ([`NttMerged`]). The first layer's products are exact (|s·ω| <=
+//!    5·q'/2 < 2^31, no reduction): below 2.51·q' after it, below 7.7·q' after all six. A
+//!    multiplication by 1 (a Barrett reduction, (1)) brings each coefficient into (−0.04·q',
+//!    1.04·q'); the ζ-multiples of the unreduced coefficients lie in the same range. Secret
+//!    quarters ([`NttLowStack`]): below 11.7·q' (see [`secret_quarter`]), their ζ-multiples
+//!    below 1.06·q'.
+//! 4. **Base multiplication.** A 4-term dot product is at most 4 · 6.1·q' · 1.04·q' < 25.4·q'^2
 //!    ([`NttMerged`]) or 4 · 6.1 · 11.7·q'^2 < 285.5·q'^2 ([`NttLowStack`]), below 2^63 in
-//!    `i64`; its Montgomery reduction (R = 2^32) is at most |x|/2^32 + q'/2 (q'/2^32 <
-//!    0.00977): below 0.75·q', four accumulated products below 3·q'; or below 3.3·q'.
+//!    `i64`; a Montgomery reduction (R = 2^32) of x is at most |x|/2^32 + q'/2 (q'/2^32 <
+//!    0.00977). [`NttMerged`] adds the dot products of up to four products unreduced (below
+//!    101.6·q'^2 < 2^58) and reduces each sum once, at the start of the inverse: below 1.5·q'.
+//!    [`NttLowStack`] reduces each product: below 3.3·q'.
 //! 5. **Inverse**, for inputs below 6.3·q' (so that 8 · 6.3·q' < 2^31). Gentleman–Sande
 //!    butterflies double the sums per layer: the first three layers give at most 50.4·q' <
 //!    2^31. Between the two halves every coefficient is multiplied by 2^32/2^6 mod q' ((1):
@@ -38,12 +42,16 @@
 //! # Organisation
 //!
 //! [`NttMerged`] accumulates in the NTT domain like [`super::NttScalar`] (for the speed mode: a
-//! prepared secret of 1,792 B, an `i32` accumulator of 1 KiB with a
-//! 1 KiB scratch for the transform of each public operand). [`NttLowStack`] finishes every
+//! prepared secret of 1,792 B, an accumulator of unreduced `i64` sums of 2 KiB, and 1 KiB for the
+//! transform of each public operand while it is multiplied). [`NttLowStack`] finishes every
 //! product inside `mul_acc` and needs only the transform of `a` (1 KiB) and a quarter of the
 //! secret's (256 B) at a time: after two layers the four quarters of a transform are
 //! independent, and for a secret (|s| <= 5) the first two layers are one exact combination of
-//! four coefficients with constants, so each quarter is computed from the secret directly.
+//! four coefficients with constants, so each quarter is computed from the secret directly. Its
+//! secret is the low-memory plan's packed form itself (used where it is,
+//! [`PolyMul::with_packed`]), and the public operand is taken in pieces straight into the
+//! transform buffer ([`PolyMul::mul_acc_pieces`]: centred, then the first three layers in
+//! place), so that it is not held beside the transform either.
 //!
 //! # Kernels
 //!
@@ -58,8 +66,8 @@
 use zeroize::Zeroize;
 
 use super::params::{Q, QINV, inverse_power_of_two, plain_twiddles};
-use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::{PackedSecret, PolyMul, pack_secret};
+use crate::poly::{N, Poly, SecretPoly, centred};
+use crate::polymul::{PackedSecret, PolyMul, pack_secret, packed_secret};
 
 mod portable;
 
@@ -224,6 +232,11 @@ pub(crate) trait Kernels: Sized {
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]);
     /// Layers 1–3 of the forward transform of a secret.
     fn forward_first_secret(s: &[i8; N], out: &mut [i32; N]);
+    /// Layers 1–3 of the forward transform in place, from centred 13-bit residues. Portable
+    /// on every target (used once per low-memory product, beside the kernels' other passes).
+    fn forward_first_in_place(a: &mut [i32; N]) {
+        portable::forward_first_in_place(a);
+    }
     /// Layers 4–6 in place in `groups.len()` groups of 32 coefficients, whose twiddles are
     /// `twiddles[0..]`.
     fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]);
@@ -243,6 +256,10 @@ pub(crate) trait Kernels: Sized {
     fn secret_quarter_first(s: &Nibbles, quarter: usize, out: &mut [[i32; 32]; 2]);
     /// Layers 6–4 of the inverse transform in place, then the middle scaling.
     fn inverse_first(a: &mut [[i32; 32]; 8]);
+    /// Leaves the NTT domain from unreduced sums (bound 4): `out` = the exact sum wrapped to
+    /// `u16`; wipes `sums` (secret-derived) as it reads them. Layers 6–4 of the inverse start
+    /// from the Montgomery reductions of the sums.
+    fn finish_wide(sums: &mut [i64; N], out: &mut [u16; N]);
     /// Layers 3–1 of the inverse transform and the canonical reduction: `out = c` (`add`
     /// false) or `out += c` (wrapping), c the exact coefficient wrapped to `u16`. Wipes `a`
     /// (secret-derived): the assembly stores zeros as it reads, the portable code calls
@@ -252,8 +269,9 @@ pub(crate) trait Kernels: Sized {
     /// the last block down, so that no block is overwritten before it is read): per block
     /// b_0..b_3 multiplied by one (reduced) and b_1..b_3 multiplied by the block's ζ.
     fn prepare_blocks(blocks: &mut PreparedBlocks);
-    /// `acc += â ∘ prepared`, Montgomery-reduced per product.
-    fn base_mul_acc(acc: &mut [i32; N], a_hat: &[i32; N], prepared: &PreparedBlocks);
+    /// `acc += â ∘ prepared` (`acc = â ∘ prepared` when `first`), unreduced: per output a 4-term
+    /// dot product of `i64` products.
+    fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool);
     /// `w = ŵ ∘ ŝ` in place for the sixteen blocks of quarter `quarter`, the ζ-multiples of ŝ
     /// computed on the way.
     fn base_mul_quarter(w: &mut [i32; 64], s_hat: &[i32; 64], quarter: usize);
@@ -279,20 +297,13 @@ fn forward_poly<K: Kernels>(a: &Poly, out: &mut [i32; N]) {
     K::forward_last(as_groups(out), &FORWARD[1..]);
 }
 
-/// `acc.sums += NTT(a) ∘ prepared` in the NTT domain, the transform in `acc.scratch`, which is
-/// wiped with the sums (not zeroed before each product nor wiped after it: the forward
-/// transform writes every word, and a sum's public operands stay behind only until it is
-/// finished).
+/// `acc.sums += NTT(a) ∘ prepared` in the NTT domain, unreduced (the first product stored), the
+/// transform of `a` in a buffer of this call (public: not wiped).
 fn mul_acc<K: Kernels>(acc: &mut MergedAccumulator, a: &Poly, prepared: &PreparedBlocks) {
-    forward_poly::<K>(a, &mut acc.scratch);
-    K::base_mul_acc(&mut acc.sums, &acc.scratch, prepared);
-}
-
-/// Leaves the NTT domain in place: `out` = the exact sum, wrapped to `u16`; `acc` is left zero
-/// (the inverse's last pass wipes it as it reads).
-fn finish_in_place<K: Kernels>(acc: &mut [i32; N], out: &mut Poly) {
-    K::inverse_first(as_groups(acc));
-    K::inverse_last(acc, &mut out.coeffs, false);
+    K::with_transform(a, |a_hat, _| {
+        K::base_mul_acc(&mut acc.sums, a_hat, prepared, !acc.started)
+    });
+    acc.started = true;
 }
 
 /// Quarter `quarter` of the forward transform of a secret (its blocks 16Q..16Q + 16), from the
@@ -329,6 +340,26 @@ fn product_finished<K: Kernels>(w: &mut [i32; N], s: &Nibbles, acc: &mut Poly) {
     quarter_hat.as_flattened_mut().zeroize();
 }
 
+/// [`product_into`] of the public polynomial that `public` writes in pieces
+/// ([`PolyMul::mul_acc_pieces`]), centred straight into the transform buffer: the polynomial is
+/// never held beside it. Not inlined: the transform buffer lives only in this call.
+#[inline(never)]
+fn product_from_pieces<K: Kernels>(
+    acc: &mut Poly,
+    s: &Nibbles,
+    public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+) {
+    let mut w = [0i32; N];
+    public(&mut |at, piece| {
+        for (out, &c) in w[at..at + piece.len()].iter_mut().zip(piece) {
+            *out = centred(c);
+        }
+    });
+    K::forward_first_in_place(&mut w);
+    K::forward_last(as_groups(&mut w), &FORWARD[1..]);
+    product_finished::<K>(&mut w, s, acc);
+}
+
 /// `a ← sum + a · s` ([`PolyMul::mul_add_plain`]), as [`product_into`] with the sum written
 /// into `a`'s storage once its transform is taken.
 fn product_into_public<K: Kernels>(a: &mut Poly, s: &Nibbles, sum: impl FnOnce(&mut Poly)) {
@@ -357,50 +388,34 @@ impl core::fmt::Debug for MergedPrepared {
     }
 }
 
-/// A sum of up to four products in the NTT domain for [`NttMerged`]: reduced `i32`s (1 KiB),
-/// and the scratch for the transform of each public operand (1 KiB).
+/// A sum of up to four products in the NTT domain for [`NttMerged`]: the unreduced `i64` sums of
+/// the base products (2 KiB, bound 4), reduced once by the inverse transform.
 #[derive(Clone)]
 pub struct MergedAccumulator {
-    sums: [i32; N],
-    scratch: [i32; N],
+    sums: [i64; N],
+    /// Whether a product was added since the sums were zeroed (the first one is stored, not
+    /// added). False in the zero accumulator, so that it is all zero bytes (built by a fill,
+    /// not copied from a constant).
+    started: bool,
 }
 
 impl MergedAccumulator {
     const ZERO: Self = Self {
         sums: [0; N],
-        scratch: [0; N],
+        started: false,
     };
 }
 
 impl Zeroize for MergedAccumulator {
     fn zeroize(&mut self) {
         self.sums.as_mut_slice().zeroize();
-        self.scratch.as_mut_slice().zeroize();
+        self.started = false;
     }
 }
 
 impl core::fmt::Debug for MergedAccumulator {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("MergedAccumulator(<redacted>)")
-    }
-}
-
-/// A secret of [`NttLowStack`]: the secret itself, two coefficients per byte (128 B). Wiped by
-/// the caller (the [`PolyMul`] contract).
-#[derive(Clone)]
-pub struct LowStackPrepared {
-    nibbles: Nibbles,
-}
-
-impl Zeroize for LowStackPrepared {
-    fn zeroize(&mut self) {
-        self.nibbles.as_mut_slice().zeroize();
-    }
-}
-
-impl core::fmt::Debug for LowStackPrepared {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("LowStackPrepared(<redacted>)")
     }
 }
 
@@ -411,8 +426,8 @@ macro_rules! merged_backends {
         #[doc = concat!(
             "The NTT for cores without SIMD (see the module docs), ", $which, ": NTT-domain ",
             "accumulation like [`super::NttScalar`], with merged layers and precomputed-quotient ",
-            "constant products. `Prepared` 1,792 B, `Accumulator` 2 KiB (the sums and the transform \
-             of the current public operand)."
+            "constant products. `Prepared` 1,792 B, `Accumulator` 2 KiB (unreduced sums), and 1 KiB \
+             for the transform of each public operand while it is multiplied."
         )]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub struct $merged;
@@ -440,7 +455,7 @@ macro_rules! merged_backends {
             fn finish(&mut self, acc: &MergedAccumulator) -> Poly {
                 let mut t = acc.sums;
                 let mut out = Poly::ZERO;
-                finish_in_place::<$kernels>(&mut t, &mut out);
+                <$kernels>::finish_wide(&mut t, &mut out.coeffs);
                 out
             }
 
@@ -457,12 +472,12 @@ macro_rules! merged_backends {
 
             fn reset(&mut self, acc: &mut MergedAccumulator) {
                 acc.sums.fill(0);
-                acc.scratch.fill(0);
+                acc.started = false;
             }
 
             fn finish_into(&mut self, acc: &mut MergedAccumulator, out: &mut Poly) {
-                finish_in_place::<$kernels>(&mut acc.sums, out);
-                acc.scratch.as_mut_slice().zeroize();
+                <$kernels>::finish_wide(&mut acc.sums, &mut out.coeffs);
+                acc.started = false;
             }
 
             fn name(&self) -> &'static str {
@@ -483,38 +498,36 @@ macro_rules! merged_backends {
         pub struct $low_stack;
 
         impl PolyMul for $low_stack {
-            type Prepared = LowStackPrepared;
+            type Prepared = Nibbles;
             type Accumulator = Poly;
 
-            fn prepare(&mut self, s: &SecretPoly) -> LowStackPrepared {
-                let mut out = LowStackPrepared {
-                    nibbles: [0; N >> 1],
-                };
-                pack_secret(s, &mut out.nibbles);
-                out
+            fn prepare(&mut self, s: &SecretPoly) -> Nibbles {
+                packed_secret(s)
             }
 
-            fn prepare_into(&mut self, s: &SecretPoly, out: &mut LowStackPrepared) {
-                pack_secret(s, &mut out.nibbles);
+            fn prepare_into(&mut self, s: &SecretPoly, out: &mut Nibbles) {
+                pack_secret(s, out);
             }
 
-            fn prepare_packed_in(
-                &mut self,
-                s: &PackedSecret,
-                slot: &mut Option<LowStackPrepared>,
-            ) {
-                let out = slot.get_or_insert_with(|| LowStackPrepared {
-                    nibbles: [0; N >> 1],
-                });
-                out.nibbles = *s;
+            fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Nibbles)) {
+                f(self, s)
             }
 
             fn accumulator(&mut self) -> Poly {
                 Poly::ZERO
             }
 
-            fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &LowStackPrepared) {
-                product_into::<$kernels>(acc, a, &s.nibbles);
+            fn mul_acc(&mut self, acc: &mut Poly, a: &Poly, s: &Nibbles) {
+                product_into::<$kernels>(acc, a, s);
+            }
+
+            fn mul_acc_pieces(
+                &mut self,
+                acc: &mut Poly,
+                s: &Nibbles,
+                public: impl FnOnce(&mut dyn FnMut(usize, &[u16])),
+            ) {
+                product_from_pieces::<$kernels>(acc, s, public);
             }
 
             fn finish(&mut self, acc: &Poly) -> Poly {
@@ -524,10 +537,10 @@ macro_rules! merged_backends {
             fn mul_add_plain(
                 &mut self,
                 a: &mut Poly,
-                s: &LowStackPrepared,
+                s: &Nibbles,
                 sum: impl FnOnce(&mut Poly),
             ) {
-                product_into_public::<$kernels>(a, &s.nibbles, sum);
+                product_into_public::<$kernels>(a, s, sum);
             }
 
             fn name(&self) -> &'static str {

@@ -49,6 +49,14 @@
     add \xi, \xi, r11
 .endm
 
+@ Cooley–Tukey with an exact product, for |xj| <= 5 (a secret's first layer: |xj·ω| <= 5·q'/2
+@ < 2^31, no reduction needed).
+.macro ct_small xi, xj
+    mul r11, \xj, r9
+    sub \xj, \xi, r11
+    add \xi, \xi, r11
+.endm
+
 @ Sum and difference: (xi, xj) = (xi + xj, xi − xj), the sum as 2·xi − (xi − xj).
 .macro sumdiff xi, xj
     sub \xj, \xi, \xj
@@ -61,13 +69,21 @@
     mulc_in \xj
 .endm
 
-@ Three Cooley–Tukey layers on x0–x7 with the seven twiddles at sp + 0..56.
-.macro forward_three
+@ Three Cooley–Tukey layers on x0–x7 with the seven twiddles at sp + 0..56; with \small, inputs
+@ of a secret (|x| <= 5), whose first layer's products are exact.
+.macro forward_three small=0
     ldrd r9, r10, [sp, #0]
+    .if \small
+    ct_small r1, r5
+    ct_small r2, r6
+    ct_small r3, r7
+    ct_small r4, r8
+    .else
     ct r1, r5
     ct r2, r6
     ct r3, r7
     ct r4, r8
+    .endif
     ldrd r9, r10, [sp, #8]
     ct r1, r3
     ct r2, r4
@@ -113,16 +129,16 @@
     mulc_in r8
 .endm
 
-@ x0–x7 = r1–r8 from or to [\base + k·\stride] with \op (ldr, ldrh, ldrsb, str).
-.macro column op, base, stride
-    \op r1, [\base, #(0 * \stride)]
-    \op r2, [\base, #(1 * \stride)]
-    \op r3, [\base, #(2 * \stride)]
-    \op r4, [\base, #(3 * \stride)]
-    \op r5, [\base, #(4 * \stride)]
-    \op r6, [\base, #(5 * \stride)]
-    \op r7, [\base, #(6 * \stride)]
-    \op r8, [\base, #(7 * \stride)]
+@ x0–x7 = r1–r8 from or to [\base + \offset + k·\stride] with \op (ldr, ldrh, ldrsb, str).
+.macro column op, base, stride, offset=0
+    \op r1, [\base, #(\offset + 0 * \stride)]
+    \op r2, [\base, #(\offset + 1 * \stride)]
+    \op r3, [\base, #(\offset + 2 * \stride)]
+    \op r4, [\base, #(\offset + 3 * \stride)]
+    \op r5, [\base, #(\offset + 4 * \stride)]
+    \op r6, [\base, #(\offset + 5 * \stride)]
+    \op r7, [\base, #(\offset + 6 * \stride)]
+    \op r8, [\base, #(\offset + 7 * \stride)]
 .endm
 
 @ Copies seven twiddles (56 bytes) from [\src] to sp + 0..56 (clobbers r1–r7, r11; \src
@@ -135,24 +151,11 @@
     stm r11, {r1-r7}
 .endm
 
-@ fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32. \load and \step read
-@ one input coefficient and the distance between the column's inputs.
-.macro fwd_first name, load, step, extend
-    begin_function \name
-    push {r4-r11, lr}
-    sub sp, sp, #68
-    str r0, [sp, #56]
-    mov r0, r1
-    mov r12, r2
-    copy_twiddles r12
-    add r3, r0, #128
-    str r3, [sp, #60]
-    load_q lr
-1:
+@ Column j (of four at a time) of fwd_first: the inputs at [input + j·\step/32 + k·\step]
+@ (input pointer at sp + 56), the outputs to [r0 + 4j + 128k].
+.macro fwd_first_column load, step, extend, j
     ldr r12, [sp, #56]
-    column \load, r12, \step
-    add r12, r12, #(\step / 32)
-    str r12, [sp, #56]
+    column \load, r12, \step, (\j * \step / 32)
     .if \extend
     sbfx r1, r1, #0, #13
     sbfx r2, r2, #0, #13
@@ -162,14 +165,41 @@
     sbfx r6, r6, #0, #13
     sbfx r7, r7, #0, #13
     sbfx r8, r8, #0, #13
-    .endif
     forward_three
-    column str, r0, 128
-    add r0, r0, #4
+    .else
+    forward_three 1
+    .endif
+    column str, r0, 128, (4 * \j)
+.endm
+
+@ fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32, four per iteration.
+@ \load and \step read one input coefficient and the distance between the column's inputs;
+@ \extend: 13-bit residues, centred first (else a secret, |s| <= 5, whose first layer is
+@ exact).
+.macro fwd_first name, load, step, extend
+    begin_function \name
+    push {r4-r11, lr}
+    sub sp, sp, #64
+    str r0, [sp, #56]
+    mov r0, r1
+    mov r12, r2
+    copy_twiddles r12
+    add r3, r0, #128
+    str r3, [sp, #60]
+    load_q lr
+1:
+    fwd_first_column \load, \step, \extend, 0
+    fwd_first_column \load, \step, \extend, 1
+    fwd_first_column \load, \step, \extend, 2
+    fwd_first_column \load, \step, \extend, 3
+    ldr r12, [sp, #56]
+    add r12, r12, #(4 * \step / 32)
+    str r12, [sp, #56]
+    add r0, r0, #16
     ldr r12, [sp, #60]
     cmp r0, r12
     bne 1b
-    add sp, sp, #68
+    add sp, sp, #64
     pop {r4-r11, pc}
     .size \name, . - \name
 .endm
@@ -178,10 +208,10 @@
     fwd_first saber_kem_merged_fwd_first_s8, ldrsb, 32, 0
 
 @ fwd_last(groups, count, twiddles): layers 4–6 in place in `count` groups of 32, group g
-@ with the seven twiddles at twiddles + 56·g.
+@ with the seven twiddles at twiddles + 56·g (the four columns of a group unrolled).
     begin_function saber_kem_merged_fwd_last
     push {r4-r11, lr}
-    sub sp, sp, #68
+    sub sp, sp, #64
     add r1, r0, r1, lsl #7
     str r1, [sp, #56]
     str r2, [sp, #60]
@@ -190,30 +220,25 @@
     ldr r12, [sp, #60]
     copy_twiddles r12
     str r12, [sp, #60]
-    add r12, r0, #16
-    str r12, [sp, #64]
-1:
-    column ldr, r0, 16
+    .irp j, 0, 4, 8, 12
+    column ldr, r0, 16, \j
     forward_three
-    column str, r0, 16
-    add r0, r0, #4
-    ldr r12, [sp, #64]
-    cmp r0, r12
-    bne 1b
-    add r0, r0, #112
+    column str, r0, 16, \j
+    .endr
+    add r0, r0, #128
     ldr r12, [sp, #56]
     cmp r0, r12
     bne 2b
-    add sp, sp, #68
+    add sp, sp, #64
     pop {r4-r11, pc}
     .size saber_kem_merged_fwd_last, . - saber_kem_merged_fwd_last
 
 @ inv_first(a, twiddles, scale): inverse layers 6–4 in place in the 8 groups of 32, group g
 @ with the seven twiddles at twiddles + 56·g (the last one including F), the sums of the
-@ third layer multiplied by F = *scale.
+@ third layer multiplied by F = *scale (the four columns of a group unrolled).
     begin_function saber_kem_merged_inv_first
     push {r4-r11, lr}
-    sub sp, sp, #84
+    sub sp, sp, #72
     ldrd r3, r12, [r2]
     strd r3, r12, [sp, #56]
     add r3, r0, #1024
@@ -224,28 +249,81 @@
     ldr r12, [sp, #68]
     copy_twiddles r12
     str r12, [sp, #68]
-    add r12, r0, #16
-    str r12, [sp, #72]
-1:
-    column ldr, r0, 16
+    .irp j, 0, 4, 8, 12
+    column ldr, r0, 16, \j
     inverse_three_unscaled
     ldrd r9, r10, [sp, #56]
     mulc_in r1
     mulc_in r2
     mulc_in r3
     mulc_in r4
-    column str, r0, 16
-    add r0, r0, #4
-    ldr r12, [sp, #72]
-    cmp r0, r12
-    bne 1b
-    add r0, r0, #112
+    column str, r0, 16, \j
+    .endr
+    add r0, r0, #128
     ldr r12, [sp, #64]
     cmp r0, r12
     bne 2b
-    add sp, sp, #84
+    add sp, sp, #72
     pop {r4-r11, pc}
     .size saber_kem_merged_inv_first, . - saber_kem_merged_inv_first
+
+@ \x = the Montgomery reduction of the 64-bit sum at [r0 + \offset] (R = 2^32, −q'^(−1) in
+@ r9, m in r10): \x = (sum + m·q')/2^32 with m = low(sum)·(−q'^(−1)), whose low word r11 is
+@ then zero; both words of the sum are overwritten with it (the wipe).
+.macro reduce_wide x, offset
+    ldrd r11, \x, [r0, #\offset]
+    mul r10, r11, r9
+    smlal r11, \x, r10, lr
+    strd r11, r11, [r0, #\offset]
+.endm
+
+@ inv_first_wide(sums, out, twiddles, scale): as inv_first, from the Montgomery reductions of the
+@ 64-bit sums (read and wiped, group g column j at sums + 8·(32g + j) + 32k) into out (group g
+@ column j at out + 4·(32g + j) + 16k); the four columns of a group unrolled.
+    begin_function saber_kem_merged_inv_first_wide
+    push {r4-r11, lr}
+    sub sp, sp, #80
+    ldrd r3, r12, [r3]
+    strd r3, r12, [sp, #56]
+    add r3, r0, #2048
+    str r3, [sp, #64]
+    str r2, [sp, #68]
+    str r1, [sp, #72]
+    load_q lr
+2:
+    ldr r12, [sp, #68]
+    copy_twiddles r12
+    str r12, [sp, #68]
+    .irp j, 0, 1, 2, 3
+    movw r9, #(NEG_QINV & 0xffff)
+    movt r9, #(NEG_QINV >> 16)
+    reduce_wide r1, (8 * \j + 0)
+    reduce_wide r2, (8 * \j + 32)
+    reduce_wide r3, (8 * \j + 64)
+    reduce_wide r4, (8 * \j + 96)
+    reduce_wide r5, (8 * \j + 128)
+    reduce_wide r6, (8 * \j + 160)
+    reduce_wide r7, (8 * \j + 192)
+    reduce_wide r8, (8 * \j + 224)
+    inverse_three_unscaled
+    ldrd r9, r10, [sp, #56]
+    mulc_in r1
+    mulc_in r2
+    mulc_in r3
+    mulc_in r4
+    ldr r12, [sp, #72]
+    column str, r12, 16, (4 * \j)
+    .endr
+    ldr r12, [sp, #72]
+    add r12, r12, #128
+    str r12, [sp, #72]
+    add r0, r0, #256
+    ldr r12, [sp, #64]
+    cmp r0, r12
+    bne 2b
+    add sp, sp, #80
+    pop {r4-r11, pc}
+    .size saber_kem_merged_inv_first_wide, . - saber_kem_merged_inv_first_wide
 
 @ The canonical centred residue of \x in (−q'/2, 1.5·q'), HALF_Q in r10: x − (q' & ((HALF_Q −
 @ x) >> 31)).
@@ -266,36 +344,20 @@
     .endif
 .endm
 
-@ inv_last(a, out, twiddles, one): inverse layers 3–1, 32 columns at stride 32, the sums of the
-@ last layer reduced by the multiplication by one (*one: (1, ⌊2^32/q'⌉)), every coefficient
-@ made canonical and stored to (or added into) out[j + 32k] as a u16; a is wiped as it is read.
-.macro inv_last name, add
-    begin_function \name
-    push {r4-r11, lr}
-    sub sp, sp, #76
-    ldr r3, [r3, #4]
-    str r3, [sp, #56]
-    str r0, [sp, #60]
-    str r1, [sp, #64]
-    add r3, r1, #64
-    str r3, [sp, #68]
-    mov r12, r2
-    copy_twiddles r12
-    load_q lr
-1:
+@ Column j (of four at a time) of inv_last: the inputs at [a + 4j + 128k] (pointer at sp + 60),
+@ wiped as they are read; the outputs to [out + 2j + 64k] (pointer at sp + 64).
+.macro inv_last_column add, j
     ldr r0, [sp, #60]
-    column ldr, r0, 128
+    column ldr, r0, 128, (4 * \j)
     movs r11, #0
-    str r11, [r0, #0]
-    str r11, [r0, #128]
-    str r11, [r0, #256]
-    str r11, [r0, #384]
-    str r11, [r0, #512]
-    str r11, [r0, #640]
-    str r11, [r0, #768]
-    str r11, [r0, #896]
-    add r0, r0, #4
-    str r0, [sp, #60]
+    str r11, [r0, #(4 * \j + 0)]
+    str r11, [r0, #(4 * \j + 128)]
+    str r11, [r0, #(4 * \j + 256)]
+    str r11, [r0, #(4 * \j + 384)]
+    str r11, [r0, #(4 * \j + 512)]
+    str r11, [r0, #(4 * \j + 640)]
+    str r11, [r0, #(4 * \j + 768)]
+    str r11, [r0, #(4 * \j + 896)]
     inverse_three_unscaled
     ldr r9, [sp, #56]
     smull r11, r12, r1, r9
@@ -317,15 +379,43 @@
     centre r7
     centre r8
     ldr r0, [sp, #64]
-    put r1, 0, \add
-    put r2, 64, \add
-    put r3, 128, \add
-    put r4, 192, \add
-    put r5, 256, \add
-    put r6, 320, \add
-    put r7, 384, \add
-    put r8, 448, \add
-    add r0, r0, #2
+    put r1, (2 * \j + 0), \add
+    put r2, (2 * \j + 64), \add
+    put r3, (2 * \j + 128), \add
+    put r4, (2 * \j + 192), \add
+    put r5, (2 * \j + 256), \add
+    put r6, (2 * \j + 320), \add
+    put r7, (2 * \j + 384), \add
+    put r8, (2 * \j + 448), \add
+.endm
+
+@ inv_last(a, out, twiddles, one): inverse layers 3–1, 32 columns at stride 32, four per
+@ iteration, the sums of the last layer reduced by the multiplication by one (*one: (1,
+@ ⌊2^32/q'⌉)), every coefficient made canonical and stored to (or added into) out[j + 32k] as a
+@ u16; a is wiped as it is read.
+.macro inv_last name, add
+    begin_function \name
+    push {r4-r11, lr}
+    sub sp, sp, #76
+    ldr r3, [r3, #4]
+    str r3, [sp, #56]
+    str r0, [sp, #60]
+    str r1, [sp, #64]
+    add r3, r1, #64
+    str r3, [sp, #68]
+    mov r12, r2
+    copy_twiddles r12
+    load_q lr
+1:
+    inv_last_column \add, 0
+    inv_last_column \add, 1
+    inv_last_column \add, 2
+    inv_last_column \add, 3
+    ldr r0, [sp, #60]
+    add r0, r0, #16
+    str r0, [sp, #60]
+    ldr r0, [sp, #64]
+    add r0, r0, #8
     str r0, [sp, #64]
     ldr r12, [sp, #68]
     cmp r0, r12
@@ -432,33 +522,57 @@
     pop {r4-r11, pc}
     .size saber_kem_merged_prepare_blocks, . - saber_kem_merged_prepare_blocks
 
-.macro acc_out k
-    ldr r11, [r0, #(4 * \k)]
-    add r11, r11, r8
-    str r11, [r0, #(4 * \k)]
+@ One output of an unreduced base product: r7, r8 = \x0·\y0 + … + \x3·\y3, stored at [r0 + 8·\k]
+@ (\add = 0) or added to the 64-bit sum there (\add = 1).
+.macro dot k, add, x0, y0, x1, y1, x2, y2, x3, y3
+    .if \add
+    ldrd r7, r8, [r0, #(8 * \k)]
+    smlal r7, r8, \x0, \y0
+    .else
+    smull r7, r8, \x0, \y0
+    .endif
+    smlal r7, r8, \x1, \y1
+    smlal r7, r8, \x2, \y2
+    smlal r7, r8, \x3, \y3
+    strd r7, r8, [r0, #(8 * \k)]
 .endm
 
-@ base_mul_acc(acc, a_hat, prepared, one_quotient): acc[4b + k] += (â ∘ prepared) for the 64
-@ blocks (one_quotient unused: the sums stay below 3·q' here).
-    begin_function saber_kem_merged_base_mul_acc
+@ base_mul_store / base_mul_add(acc, a_hat, prepared): the 64-bit sums acc[4b + k] = (or +=)
+@ the unreduced products (â ∘ prepared) of the 64 blocks. a0–a3 in r3–r6; of the block's b0, b1,
+@ b2, b3, ζb1, ζb2, ζb3 (prepared + 0..28): b0 in r9, b1 in lr, ζb3 in r10, ζb1 and ζb2 in r12,
+@ r11 until c1 is done, then b2 and b3 there.
+.macro base_mul_wide name, add
+    begin_function \name
     push {r4-r11, lr}
     sub sp, sp, #4
-    add r3, r0, #1024
+    add r3, r0, #2048
     str r3, [sp, #0]
-    load_q lr
-    movw r12, #(NEG_QINV & 0xffff)
-    movt r12, #(NEG_QINV >> 16)
 1:
     ldm r1!, {r3-r6}
-    base_product acc_out
-    add r0, r0, #16
+    ldrd r9, lr, [r2, #0]
+    ldrd r12, r11, [r2, #16]
+    ldr r10, [r2, #24]
+    @ c0 = a0·b0 + a1·ζb3 + a2·ζb2 + a3·ζb1
+    dot 0, \add, r3, r9, r4, r10, r5, r11, r6, r12
+    @ c1 = a0·b1 + a1·b0 + a2·ζb3 + a3·ζb2
+    dot 1, \add, r3, lr, r4, r9, r5, r10, r6, r11
+    ldrd r12, r11, [r2, #8]
+    @ c2 = a0·b2 + a1·b1 + a2·b0 + a3·ζb3
+    dot 2, \add, r3, r12, r4, lr, r5, r9, r6, r10
+    @ c3 = a0·b3 + a1·b2 + a2·b1 + a3·b0
+    dot 3, \add, r3, r11, r4, r12, r5, lr, r6, r9
     add r2, r2, #28
-    ldr r9, [sp, #0]
-    cmp r0, r9
+    add r0, r0, #32
+    ldr r7, [sp, #0]
+    cmp r0, r7
     bne 1b
     add sp, sp, #4
     pop {r4-r11, pc}
-    .size saber_kem_merged_base_mul_acc, . - saber_kem_merged_base_mul_acc
+    .size \name, . - \name
+.endm
+
+    base_mul_wide saber_kem_merged_base_mul_store, 0
+    base_mul_wide saber_kem_merged_base_mul_add, 1
 
 .macro in_place_out k
     str r8, [r0, #(4 * \k)]

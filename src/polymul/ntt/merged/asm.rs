@@ -4,25 +4,27 @@
 //! platform's C calling convention.
 //!
 //! - **ARMv7-M** (`armv7m.s`; Cortex-M3/M4/M7/M33): the portable kernels' arithmetic (Shoup
-//!   products as `smull`, `mul`, `mls`; base products as `smull`/`smlal` chains) with the
-//!   coefficients of a merged group in registers and its twiddles on the stack. Same values as
-//!   [`super::portable`], bit for bit.
+//!   products as `smull`, `mul`, `mls`; base products as `smull`/`smlal` chains, the
+//!   [`NttMerged`](super::NttMerged) ones into 64-bit sums) with the coefficients of a merged
+//!   group in registers and its twiddles on the stack. Same values as [`super::portable`], bit
+//!   for bit.
 //! - **RV32IM** (`rv32.s`): the coefficients of a merged group and its seven twiddles in
 //!   registers (Shoup products as `mulh`, `mul`, `mul`, `sub`); the transforms compute the
-//!   portable values bit for bit. The base products reduce each of their four terms by a
-//!   Montgomery reduction (RV32 has no 64-bit accumulate; the factor q'^(−1) of each operand is
-//!   multiplied in once per block, so a term is five instructions), which gives congruent values
-//!   with these bounds (terms at most |x·y|/2^32 + q'/2, bound 4 of the module docs): a
-//!   [`NttLowStack`](super::NttLowStack) block product below 4 · (6.1 · 11.7 · 0.00977 +
-//!   0.5)·q' < 4.8·q', within the inverse's input bound 6.3·q' (bound 5); a
-//!   [`NttMerged`](super::NttMerged) one below 2.3·q', added to the accumulator and reduced by a
-//!   multiplication by one at each `mul_acc` (`one_quotient`, unused on ARMv7-M), so that the
-//!   accumulator stays below 1.05·q'.
+//!   portable values bit for bit. The base products of [`NttLowStack`](super::NttLowStack)
+//!   reduce each of their four terms by a Montgomery reduction (RV32 has no 64-bit accumulate;
+//!   the factor q'^(−1) of each operand is multiplied in once per block, so a term is five
+//!   instructions), which gives congruent values with these bounds (terms at most |x·y|/2^32 +
+//!   q'/2, bound 4 of the module docs): a block product below 4 · (6.1 · 11.7 · 0.00977 +
+//!   0.5)·q' < 4.8·q', within the inverse's input bound 6.3·q' (bound 5). The 64-bit sums of
+//!   [`NttMerged`](super::NttMerged) and the first half of their inverse are the portable
+//!   kernels'.
 //!
 //! Under QEMU `embedded/run` compares the KEM's bytes with the host's (portable) build, and the
 //! `*-portable` backends run the portable kernels on the same target.
 #![allow(unsafe_code)]
 
+#[cfg(not(saber_armv7m))]
+use super::portable::{Portable, inverse_first_wide};
 use super::{
     BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, Nibbles, PreparedBlocks, QUARTER_COEFFS,
     SCALES, Twiddle, as_groups,
@@ -33,6 +35,18 @@ use crate::poly::{N, Poly};
 core::arch::global_asm!(include_str!("armv7m.s"), options(raw));
 #[cfg(saber_rv32im)]
 core::arch::global_asm!(include_str!("rv32.s"), options(raw));
+
+#[cfg(saber_armv7m)]
+unsafe extern "C" {
+    fn saber_kem_merged_inv_first_wide(
+        sums: *mut i64,
+        out: *mut i32,
+        twiddles: *const Twiddle,
+        scale: *const Twiddle,
+    );
+    fn saber_kem_merged_base_mul_store(acc: *mut i64, a_hat: *const i32, prepared: *const i32);
+    fn saber_kem_merged_base_mul_add(acc: *mut i64, a_hat: *const i32, prepared: *const i32);
+}
 
 unsafe extern "C" {
     fn saber_kem_merged_fwd_first_u13(a: *const u16, out: *mut i32, twiddles: *const Twiddle);
@@ -52,12 +66,6 @@ unsafe extern "C" {
         one: *const Twiddle,
     );
     fn saber_kem_merged_prepare_blocks(blocks: *mut i32, zetas: *const Twiddle, one_quotient: i32);
-    fn saber_kem_merged_base_mul_acc(
-        acc: *mut i32,
-        a_hat: *const i32,
-        prepared: *const i32,
-        one_quotient: i32,
-    );
     fn saber_kem_merged_base_mul_quarter(w: *mut i32, s_hat: *const i32, zetas: *const Twiddle);
     fn saber_kem_merged_secret_quarter_first(
         s: *const u8,
@@ -183,16 +191,48 @@ impl Kernels for Assembly {
         }
     }
 
-    fn base_mul_acc(acc: &mut [i32; N], a_hat: &[i32; N], prepared: &PreparedBlocks) {
-        // SAFETY: reads and writes acc[0..256], reads a_hat[0..256] and prepared[0..448].
-        unsafe {
-            saber_kem_merged_base_mul_acc(
-                acc.as_mut_ptr(),
-                a_hat.as_ptr(),
-                prepared.as_ptr(),
-                SCALES_TABLE[1].quotient,
-            )
+    #[cfg(saber_armv7m)]
+    fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool) {
+        let (acc, a_hat, prepared) = (acc.as_mut_ptr(), a_hat.as_ptr(), prepared.as_ptr());
+        if first {
+            // SAFETY: writes acc[0..256], reads a_hat[0..256] and prepared[0..448].
+            unsafe { saber_kem_merged_base_mul_store(acc, a_hat, prepared) }
+        } else {
+            // SAFETY: reads and writes acc[0..256], reads a_hat[0..256] and prepared[0..448].
+            unsafe { saber_kem_merged_base_mul_add(acc, a_hat, prepared) }
         }
+    }
+
+    /// RV32 has no 64-bit multiply-accumulate: the portable kernel.
+    #[cfg(not(saber_armv7m))]
+    fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool) {
+        Portable::base_mul_acc(acc, a_hat, prepared, first);
+    }
+
+    #[cfg(saber_armv7m)]
+    fn finish_wide(sums: &mut [i64; N], out: &mut [u16; N]) {
+        let mut w = core::mem::MaybeUninit::<[i32; N]>::uninit();
+        // SAFETY: reads and wipes sums (256 words of 64 bits), reads the 56 twiddles of
+        // INVERSE[0..8] and SCALES[0], and writes every word of w (32 columns of 8), so that w
+        // is initialised when it is taken as such.
+        let w = unsafe {
+            saber_kem_merged_inv_first_wide(
+                sums.as_mut_ptr(),
+                w.as_mut_ptr().cast(),
+                INVERSE_TABLE.as_ptr().cast(),
+                &SCALES_TABLE[0],
+            );
+            w.assume_init_mut()
+        };
+        Self::inverse_last(w, out, false);
+    }
+
+    /// RV32 (see [`Self::base_mul_acc`]): the portable first half.
+    #[cfg(not(saber_armv7m))]
+    fn finish_wide(sums: &mut [i64; N], out: &mut [u16; N]) {
+        let mut w = [0i32; N];
+        inverse_first_wide(sums, as_groups(&mut w));
+        Self::inverse_last(&mut w, out, false);
     }
 
     fn base_mul_quarter(w: &mut [i32; 64], s_hat: &[i32; 64], quarter: usize) {

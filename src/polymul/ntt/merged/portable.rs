@@ -2,7 +2,7 @@
 
 use super::{
     BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, NEG_QINV, Nibbles, PreparedBlocks,
-    QUARTER_COEFFS, SCALES, Twiddle,
+    QUARTER_COEFFS, SCALES, Twiddle, as_groups,
 };
 use zeroize::Zeroize;
 
@@ -58,6 +58,24 @@ fn forward_three(x: &mut [i32; 8], t: &GroupTwiddles) {
     for k in 0..4 {
         ct(x, k, k + 4, t[0]);
     }
+    forward_two(x, t);
+}
+
+/// [`forward_three`] of a secret's coefficients (|x| <= 5): the first layer's products are exact
+/// (|x·ω| <= 5·q'/2 < 2^31), plain multiplications.
+#[inline(always)]
+fn forward_three_small(x: &mut [i32; 8], t: &GroupTwiddles) {
+    for k in 0..4 {
+        let p = x[k + 4] * t[0].omega;
+        x[k + 4] = x[k] - p;
+        x[k] += p;
+    }
+    forward_two(x, t);
+}
+
+/// The second and third layers of [`forward_three`].
+#[inline(always)]
+fn forward_two(x: &mut [i32; 8], t: &GroupTwiddles) {
     for k in 0..2 {
         ct(x, k, k + 2, t[1]);
         ct(x, k + 4, k + 6, t[2]);
@@ -81,15 +99,48 @@ fn inverse_two(x: &mut [i32; 8], t: &GroupTwiddles) {
     }
 }
 
-/// Layers 1–3 of the forward transform of the coefficients `input(k)`.
+/// Layers 6–4 of the inverse on the coefficients x_k = a_(j + 4k) of a column of a group: two
+/// Gentleman–Sande layers, then the third with the middle scaling F folded in (the sums
+/// multiplied by F, the differences by the twiddle that includes it); the outputs in the same
+/// order.
 #[inline(always)]
-fn forward_first(input: impl Fn(usize) -> i32, out: &mut [i32; N]) {
+fn inverse_column(mut x: [i32; 8], t: &GroupTwiddles, middle: Twiddle) -> [i32; 8] {
+    inverse_two(&mut x, t);
+    let mut out = [0; 8];
+    for k in 0..4 {
+        let (u, v) = (x[k], x[k + 4]);
+        out[k] = mul_const(u + v, middle);
+        out[k + 4] = mul_const(u - v, t[6]);
+    }
+    out
+}
+
+/// Layers 1–3 (`three`) of the forward transform of the coefficients `input(k)`.
+#[inline(always)]
+fn forward_first(
+    input: impl Fn(usize) -> i32,
+    three: impl Fn(&mut [i32; 8], &GroupTwiddles),
+    out: &mut [i32; N],
+) {
     let t = &opaque(&FORWARD)[0];
     for j in 0..32 {
         let mut x: [i32; 8] = core::array::from_fn(|k| input(j + 32 * k));
-        forward_three(&mut x, t);
+        three(&mut x, t);
         for (k, &v) in x.iter().enumerate() {
             out[j + 32 * k] = v;
+        }
+    }
+}
+
+/// Layers 1–3 of the forward transform in place, from centred coefficients (the low-memory
+/// product's public operand, written straight into its transform buffer).
+pub(super) fn forward_first_in_place(a: &mut [i32; N]) {
+    let t = &opaque(&FORWARD)[0];
+    for j in 0..32 {
+        let mut x: [i32; 8] = core::array::from_fn(|k| a[j + 32 * k]);
+        forward_three(&mut x, t);
+        for (k, &v) in x.iter().enumerate() {
+            a[j + 32 * k] = v;
         }
     }
 }
@@ -99,11 +150,11 @@ pub(crate) struct Portable;
 
 impl Kernels for Portable {
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]) {
-        forward_first(|k| centred(a[k]), out);
+        forward_first(|k| centred(a[k]), forward_three, out);
     }
 
     fn forward_first_secret(s: &[i8; N], out: &mut [i32; N]) {
-        forward_first(|k| i32::from(s[k]), out);
+        forward_first(|k| i32::from(s[k]), forward_three_small, out);
     }
 
     fn forward_last(groups: &mut [[i32; 32]], twiddles: &[GroupTwiddles]) {
@@ -151,16 +202,18 @@ impl Kernels for Portable {
         let middle = opaque(&SCALES)[0];
         for (group, t) in a.iter_mut().zip(twiddles) {
             for j in 0..4 {
-                let mut x: [i32; 8] = core::array::from_fn(|k| group[j + 4 * k]);
-                inverse_two(&mut x, t);
-                // The third layer, scaled by F (folded into the twiddle for the differences).
-                for k in 0..4 {
-                    let (u, v) = (x[k], x[k + 4]);
-                    group[j + 4 * k] = mul_const(u + v, middle);
-                    group[j + 4 * k + 16] = mul_const(u - v, t[6]);
+                let x = inverse_column(core::array::from_fn(|k| group[j + 4 * k]), t, middle);
+                for (k, v) in x.into_iter().enumerate() {
+                    group[j + 4 * k] = v;
                 }
             }
         }
+    }
+
+    fn finish_wide(sums: &mut [i64; N], out: &mut [u16; N]) {
+        let mut w = [0i32; N];
+        inverse_first_wide(sums, as_groups(&mut w));
+        Self::inverse_last(&mut w, out, false);
     }
 
     fn inverse_last(a: &mut [i32; N], out: &mut [u16; N], add: bool) {
@@ -198,15 +251,15 @@ impl Kernels for Portable {
         }
     }
 
-    fn base_mul_acc(acc: &mut [i32; N], a_hat: &[i32; N], prepared: &PreparedBlocks) {
+    fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool) {
         for ((acc, a), p) in acc
             .chunks_exact_mut(4)
             .zip(a_hat.chunks_exact(4))
             .zip(prepared.chunks_exact(7))
         {
-            let c = base_product(a, p[..7].try_into().expect("7"));
+            let c = dot_products(a, p[..7].try_into().expect("7"));
             for k in 0..4 {
-                acc[k] += c[k];
+                acc[k] = if first { c[k] } else { acc[k] + c[k] };
             }
         }
     }
@@ -229,17 +282,45 @@ impl Kernels for Portable {
     }
 }
 
+/// Layers 6–4 of the inverse of the Montgomery reductions of unreduced sums (bound 4) into
+/// `out`, the middle scaling included (as [`Kernels::inverse_first`]); wipes `sums`.
+pub(super) fn inverse_first_wide(sums: &mut [i64; N], out: &mut [[i32; 32]; 8]) {
+    let twiddles = opaque(&INVERSE);
+    let middle = opaque(&SCALES)[0];
+    let (sums_by_group, _) = sums.as_chunks::<32>();
+    for ((group, sums), t) in out.iter_mut().zip(sums_by_group).zip(twiddles) {
+        for j in 0..4 {
+            let x = inverse_column(
+                core::array::from_fn(|k| montgomery(sums[j + 4 * k])),
+                t,
+                middle,
+            );
+            for (k, v) in x.into_iter().enumerate() {
+                group[j + 4 * k] = v;
+            }
+        }
+    }
+    sums.as_mut_slice().zeroize();
+}
+
 /// The product of block `a` with a block b_0..b_3, ζ·b_1..ζ·b_3 mod x^4 − ζ, Montgomery-reduced
 /// (bound 4).
 #[inline(always)]
 fn base_product(a: &[i32], p: &[i32; 7]) -> [i32; 4] {
+    dot_products(a, p).map(montgomery)
+}
+
+/// The product of block `a` with a block b_0..b_3, ζ·b_1..ζ·b_3 mod x^4 − ζ, unreduced: four
+/// 4-term dot products.
+#[inline(always)]
+fn dot_products(a: &[i32], p: &[i32; 7]) -> [i64; 4] {
     let w = |x: i32, y: i32| i64::from(x) * i64::from(y);
     let (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3]);
     let [b0, b1, b2, b3, z1, z2, z3] = *p;
     [
-        montgomery(w(a0, b0) + w(a1, z3) + w(a2, z2) + w(a3, z1)),
-        montgomery(w(a0, b1) + w(a1, b0) + w(a2, z3) + w(a3, z2)),
-        montgomery(w(a0, b2) + w(a1, b1) + w(a2, b0) + w(a3, z3)),
-        montgomery(w(a0, b3) + w(a1, b2) + w(a2, b1) + w(a3, b0)),
+        w(a0, b0) + w(a1, z3) + w(a2, z2) + w(a3, z1),
+        w(a0, b1) + w(a1, b0) + w(a2, z3) + w(a3, z2),
+        w(a0, b2) + w(a1, b1) + w(a2, b0) + w(a3, z3),
+        w(a0, b3) + w(a1, b2) + w(a2, b1) + w(a3, b0),
     ]
 }

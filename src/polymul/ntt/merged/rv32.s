@@ -91,6 +91,14 @@
     add \xi, \xi, ra
 .endm
 
+# Cooley–Tukey with an exact product, for |xj| <= 5 (a secret's first layer: |xj·ω| <= 5·q'/2
+# < 2^31, no reduction needed).
+.macro ct_small xi, xj, w
+    mul ra, \xj, \w
+    sub \xj, \xi, ra
+    add \xi, \xi, ra
+.endm
+
 # Gentleman–Sande: (xi, xj) = (xi + xj, (xi − xj)·ω).
 .macro gs xi, xj, w, wq
     sub ra, \xi, \xj
@@ -98,11 +106,20 @@
     mulc \xj, ra, \w, \wq
 .endm
 
-.macro forward_three
+# Three Cooley–Tukey layers; with \small, inputs of a secret (|x| <= 5), whose first layer's
+# products are exact.
+.macro forward_three small=0
+    .if \small
+    ct_small a3, a7, s0
+    ct_small a4, t0, s0
+    ct_small a5, t1, s0
+    ct_small a6, t2, s0
+    .else
     ct a3, a7, s0, s1
     ct a4, t0, s0, s1
     ct a5, t1, s0, s1
     ct a6, t2, s0, s1
+    .endif
     ct a3, a5, s2, s3
     ct a4, a6, s2, s3
     ct a7, t1, s4, s5
@@ -157,7 +174,8 @@
     srai \x, \x, 19
 .endm
 
-# fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32.
+# fwd_first(input, out, twiddles): layers 1–3, 32 columns at stride 32; \extend: 13-bit
+# residues, centred first (else a secret, |s| <= 5, whose first layer is exact).
 .macro fwd_first name, load, step, extend
     entry \name
     save
@@ -175,8 +193,10 @@
     sext13 t0
     sext13 t1
     sext13 t2
-    .endif
     forward_three
+    .else
+    forward_three 1
+    .endif
     store_column a1, 128
     addi a0, a0, (\step / 32)
     addi a1, a1, 4
@@ -422,49 +442,9 @@
     \out 3
 .endm
 
-# acc[k] = barrett(acc[k] + s8) (⌊2^32/q'⌉ in s11).
-.macro acc_out k
-    lw t6, (4 * \k)(a0)
-    add s8, s8, t6
-    mulh ra, s8, s11
-    mul ra, ra, t5
-    sub s8, s8, ra
-    sw s8, (4 * \k)(a0)
-.endm
-
 .macro in_place_out k
     sw s8, (4 * \k)(a0)
 .endm
-
-# base_mul_acc(acc, a_hat, prepared, one_quotient): acc = acc + (â ∘ prepared), reduced by
-# the multiplication by one, for the 64 blocks.
-    entry saber_kem_merged_base_mul_acc
-    save
-    li t5, Q
-    li s10, QINV
-    mv s11, a3
-    addi s9, a0, 1024
-1:
-    lw a3, 0(a1)
-    lw a4, 4(a1)
-    lw a5, 8(a1)
-    lw a6, 12(a1)
-    lw s0, 0(a2)
-    lw s1, 4(a2)
-    lw s2, 8(a2)
-    lw s3, 12(a2)
-    lw a7, 16(a2)
-    lw t0, 20(a2)
-    lw t1, 24(a2)
-    companions
-    base_product acc_out
-    addi a0, a0, 16
-    addi a1, a1, 16
-    addi a2, a2, 28
-    bne a0, s9, 1b
-    restore
-    ret
-    .size saber_kem_merged_base_mul_acc, . - saber_kem_merged_base_mul_acc
 
 # base_mul_quarter(w, s_hat, zetas): w = ŵ ∘ ŝ in place for 16 blocks, the ζ-multiples of ŝ
 # (block b: ζ = zetas[b]) computed on the way.
