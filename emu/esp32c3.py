@@ -443,19 +443,23 @@ def category(name):
     return "other"
 
 
+# The set numbers k of `firmware_main`.
 SETS = {1: "LightSaber", 2: "Saber", 3: "FireSaber",
-        4: "LightSaber+", 5: "Saber+", 6: "FireSaber+"}
+        4: "LightSaber-90s", 5: "Saber-90s", 6: "FireSaber-90s",
+        7: "uLightSaber", 8: "uSaber", 9: "uFireSaber",
+        10: "uLightSaber-90s", 11: "uSaber-90s", 12: "uFireSaber-90s",
+        13: "LightSaber+", 14: "Saber+", 15: "FireSaber+"}
 OPS = {1: "KeyGen", 2: "Encaps", 3: "Decaps"}
 # Marks of the firmware: backend base b, set k, operation o: one worker b + 10k + o, two workers
-# b + 100 + 10k + o (o = 4: the end); inside a two-worker operation Marked::join marks worker 1's
+# b + 200 + 10k + o (o = 4: the end); inside a two-worker operation Marked::join marks worker 1's
 # start, worker 2's start and the end of both. Worker 1 has the NTT in every split.
-BACKENDS = {0: "kronecker-rsa", 200: "ntt"}
-# The 90s sets on the NTT: software SHA-256 and AES from 400, on the SHA and AES accelerators
-# from 500 (+ 10k + o).
+BACKENDS = {0: "kronecker-rsa", 400: "ntt"}
+# The 90s sets on the NTT: software SHA-256 and AES from 800, on the SHA and AES accelerators
+# from 900 (+ 10k + o, their own numbers k below).
 NINETIES = {1: "LightSaber-90s", 2: "Saber-90s", 3: "FireSaber-90s",
             4: "uLightSaber-90s", 5: "uSaber-90s", 6: "uFireSaber-90s"}
-NINETIES_MARKS, ENGINE_MARKS = 400, 500
-SPLIT_BASE = 100
+NINETIES_MARKS, ENGINE_MARKS = 800, 900
+SPLIT_BASE = 200
 WORKER_1, WORKER_2, JOINED = 1001, 1002, 1003
 # The hand-off of the default `TwoWorkers` (two entries), and the others reported.
 DEFAULT_SLOTS = 2
@@ -599,7 +603,7 @@ def run(path, profile=False):
                         event, begin=address, end=address)
     exit_at = symbols["emu_exit"]
     try:
-        uc.emu_start(entry, exit_at, timeout=900 * 1_000_000)
+        uc.emu_start(entry, exit_at, timeout=3600 * 1_000_000)
     except UcError as e:
         dev.error = dev.error or f"emulation error {e} at pc 0x{uc.reg_read(UC_RISCV_REG_PC):08x}"
     uart = dev.uart.decode("utf-8", "replace")
