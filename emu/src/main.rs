@@ -393,9 +393,9 @@ where
 const SPLIT_MARKS: u32 = 200;
 
 /// One KEM round trip on `backend` (marked for the harness: base + 10·k + 1 key generation,
-/// + 2 encapsulation, + 3 decapsulation, + 4 end), compared with the reference; then the same
-/// operations on two workers with `backend` on worker 2 (marks base + `SPLIT_MARKS` + 10·k + …),
-/// and the rejection of a tampered ciphertext on both paths.
+/// then 2 encapsulation, 3 decapsulation, 4 end), compared with the reference; then the same
+/// operations on two workers with `backend` on worker 2 (marks base + `SPLIT_MARKS` + 10·k +
+/// 1 to 4), and the rejection of a tampered ciphertext on both paths.
 fn check_kem<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: usize>(
     name: &str,
     mark: u32,
