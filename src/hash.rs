@@ -257,6 +257,25 @@ impl Xof {
             Self::Aes(stream) => stream.read(out),
         }
     }
+
+    /// The next `count` runs of `buf.len()` bytes, each read into `buf` and handed to
+    /// `take(run, bytes)`: the 90s keystream expands its key once for them all.
+    pub(crate) fn read_runs(
+        &mut self,
+        buf: &mut [u8],
+        count: usize,
+        take: &mut dyn FnMut(usize, &[u8]),
+    ) {
+        match self {
+            Self::Shake(stream) => {
+                for run in 0..count {
+                    stream.read(buf);
+                    take(run, buf);
+                }
+            }
+            Self::Aes(stream) => stream.read_runs(buf, count, take),
+        }
+    }
 }
 
 #[cfg(target_pointer_width = "32")]

@@ -25,12 +25,24 @@ pub(crate) const MAX_RANK: usize = 4;
 pub(crate) trait ByteStream {
     /// The next `buf.len()` bytes: read into `buf`, or borrowed from the stream itself.
     fn next<'a>(&'a mut self, buf: &'a mut [u8]) -> &'a [u8];
+
+    /// The next `count` runs of `buf.len()` bytes in order, each handed to `take(run, bytes)`
+    /// (for streams with a cost per read, paid once here).
+    fn next_runs(&mut self, buf: &mut [u8], count: usize, take: &mut dyn FnMut(usize, &[u8])) {
+        for run in 0..count {
+            take(run, self.next(buf));
+        }
+    }
 }
 
 impl ByteStream for Xof {
     fn next<'a>(&'a mut self, buf: &'a mut [u8]) -> &'a [u8] {
         self.read(buf);
         buf
+    }
+
+    fn next_runs(&mut self, buf: &mut [u8], count: usize, take: &mut dyn FnMut(usize, &[u8])) {
+        self.read_runs(buf, count, take);
     }
 }
 
@@ -232,18 +244,26 @@ impl<S: ByteStream> PolyStream<S> {
 /// Read per call: a quarter polynomial. Reading an entry in pieces keeps the buffer (on the
 /// stack beside the multiplication in the low-memory mode) at a quarter of an entry.
 const PIECE_COEFFS: usize = N >> 2;
+const PIECES: usize = 4;
 
 /// Coefficients per piece handed over by [`MatrixSource::next_entry_pieces`]: an eighth of a
 /// polynomial, so that its buffers stay small beside the transform buffer that takes them.
 const SMALL_PIECE_COEFFS: usize = N >> 3;
+const SMALL_PIECES: usize = 8;
 
 impl<S: ByteStream> MatrixSource for PolyStream<S> {
     fn next_entry(&mut self, out: &mut Poly) {
         let mut buf = [0u8; (PIECE_COEFFS * 13) >> 3];
         let len = (PIECE_COEFFS * self.bits as usize) >> 3;
-        for piece in out.coeffs.chunks_exact_mut(PIECE_COEFFS) {
-            unpack(self.bytes.next(&mut buf[..len]), self.bits, piece);
-        }
+        let bits = self.bits;
+        self.bytes
+            .next_runs(&mut buf[..len], PIECES, &mut |k, bytes| {
+                unpack(
+                    bytes,
+                    bits,
+                    &mut out.coeffs[k * PIECE_COEFFS..][..PIECE_COEFFS],
+                )
+            });
     }
 
     /// Not inlined: its buffers live only in this call, not in the frame that receives the
@@ -253,10 +273,12 @@ impl<S: ByteStream> MatrixSource for PolyStream<S> {
         let mut buf = [0u8; (SMALL_PIECE_COEFFS * 13) >> 3];
         let mut piece = [0u16; SMALL_PIECE_COEFFS];
         let len = (SMALL_PIECE_COEFFS * self.bits as usize) >> 3;
-        for at in (0..N).step_by(SMALL_PIECE_COEFFS) {
-            unpack(self.bytes.next(&mut buf[..len]), self.bits, &mut piece);
-            take(at, &piece);
-        }
+        let bits = self.bits;
+        self.bytes
+            .next_runs(&mut buf[..len], SMALL_PIECES, &mut |k, bytes| {
+                unpack(bytes, bits, &mut piece);
+                take(k * SMALL_PIECE_COEFFS, &piece);
+            });
     }
 }
 

@@ -119,26 +119,55 @@ impl AesStream {
 
     /// The next `out.len()` bytes of the keystream.
     pub(crate) fn read(&mut self, out: &mut [u8]) {
-        let on_engine = self
-            .engines
-            .is_some_and(|engines| (engines.aes256_ctr)(&self.key, self.position, out));
-        if !on_engine {
-            self.software(out);
-        }
-        self.position = self.position.wrapping_add(out.len() as u32);
+        self.read_runs(out, 1, &mut |_, _| {});
     }
 
-    /// [`read`](Self::read) in software, without advancing. Not inlined: the cipher's expanded
-    /// key stays in this call's frame.
+    /// The next `count` runs of `buf.len()` bytes, each read into `buf` and handed to
+    /// `take(run, bytes)`. In software the key is expanded once for all of them (an expansion
+    /// costs about as much as the blocks of a 50-byte run).
+    pub(crate) fn read_runs(
+        &mut self,
+        buf: &mut [u8],
+        count: usize,
+        take: &mut dyn FnMut(usize, &[u8]),
+    ) {
+        for run in 0..count {
+            let on_engine = self
+                .engines
+                .is_some_and(|engines| (engines.aes256_ctr)(&self.key, self.position, buf));
+            if !on_engine {
+                return self.software_runs(buf, run..count, take);
+            }
+            self.advance(buf.len());
+            take(run, buf);
+        }
+    }
+
+    /// [`read_runs`](Self::read_runs) in software from run `runs.start` on. Not inlined: the
+    /// cipher's expanded key stays in this call's frame.
     #[inline(never)]
-    fn software(&self, out: &mut [u8]) {
+    fn software_runs(
+        &mut self,
+        buf: &mut [u8],
+        runs: core::ops::Range<usize>,
+        take: &mut dyn FnMut(usize, &[u8]),
+    ) {
         let mut cipher = Aes256Ctr::new((&self.key).into(), (&START).into());
-        out.fill(0);
         // Saber reads at most a few kilobytes of a stream: the 32-bit block counter (64 GiB of
         // keystream) can neither overflow nor wrap.
         let positioned = cipher.try_seek(self.position);
-        let applied = cipher.try_apply_keystream(out);
-        debug_assert!(positioned.is_ok() && applied.is_ok());
+        debug_assert!(positioned.is_ok());
+        for run in runs {
+            buf.fill(0);
+            let applied = cipher.try_apply_keystream(buf);
+            debug_assert!(applied.is_ok());
+            self.advance(buf.len());
+            take(run, buf);
+        }
+    }
+
+    fn advance(&mut self, bytes: usize) {
+        self.position = self.position.wrapping_add(bytes as u32);
     }
 }
 
