@@ -263,19 +263,32 @@ pub(crate) fn decapsulate<'s, S: KeySelect, Bk: Backend, const G: usize>(
 ) {
     let n = cts.len();
     let mut kr = Wiped([[[0u8; 32]; 2]; G]);
-    let mut ct_hashes = [[0u8; 32]; G];
-    decapsulate_to_kr::<S, Bk, G>(
-        backend,
-        hasher,
-        keys,
-        hpks,
-        zs,
-        cts,
-        decrypt,
-        Some(&mut ct_hashes),
-        &mut kr,
-    );
-    hash_keys(hasher, &kr[..n], &ct_hashes, shared);
+    if hasher.squeezes_in_advance() {
+        // H(c) on lanes beside the re-encryption's own hashing.
+        let mut ct_hashes = [[0u8; 32]; G];
+        decapsulate_to_kr::<S, Bk, G>(
+            backend,
+            hasher,
+            keys,
+            hpks,
+            zs,
+            cts,
+            decrypt,
+            Some(&mut ct_hashes),
+            &mut kr,
+        );
+        hash_keys(hasher, &kr[..n], &ct_hashes, shared);
+    } else {
+        // H(c) afterwards, so that no hash is held while the products run.
+        decapsulate_to_kr::<S, Bk, G>(backend, hasher, keys, hpks, zs, cts, decrypt, None, &mut kr);
+        let mut ct_hashes = [[0u8; 32]; G];
+        hasher.run(
+            cts.iter()
+                .zip(ct_hashes.iter_mut())
+                .map(|(ct, h)| Job::h([ct, &[]], h)),
+        );
+        hash_keys(hasher, &kr[..n], &ct_hashes, shared);
+    }
 }
 
 /// [`decapsulate`] up to its last hash: each operation's (K̂', r') into `kr`, K̂' replaced by z
@@ -301,21 +314,30 @@ pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
     hash_kr(hasher, &messages[..n], hpks, &mut kr[..n]);
     let matches: [Choice; G] = {
         let coins: [&[u8; 32]; G] = core::array::from_fn(|i| &kr[i][1]);
-        let mut hashes = ct_hashes.into_iter().flatten();
-        let mut extra: [Option<Job<'_>>; G] = core::array::from_fn(|i| {
-            let h = hashes.next()?;
-            cts.get(i).map(|ct| Job::h([ct, &[]], h))
-        });
         let mut sinks: [Option<CiphertextSink<'_>>; G] =
             core::array::from_fn(|i| cts.get(i).map(|ct| CiphertextSink::compare(ct)));
-        keys.encrypt(
-            backend,
-            hasher,
-            &messages[..n],
-            &coins[..n],
-            &mut sinks,
-            &mut extra,
-        );
+        let mut encrypt = |extra: &mut [Option<Job<'_>>]| {
+            keys.encrypt(
+                backend,
+                hasher,
+                &messages[..n],
+                &coins[..n],
+                &mut sinks,
+                extra,
+            )
+        };
+        match ct_hashes {
+            Some(hashes) => {
+                let mut hashes = hashes.iter_mut();
+                let mut extra: [Option<Job<'_>>; G] = core::array::from_fn(|i| {
+                    let h = hashes.next()?;
+                    cts.get(i).map(|ct| Job::h([ct, &[]], h))
+                });
+                encrypt(&mut extra)
+            }
+            // No job list in the frame while the products run.
+            None => encrypt(&mut []),
+        }
         core::array::from_fn(|i| {
             sinks[i]
                 .as_ref()
