@@ -164,7 +164,8 @@ where
                     z: &mut dk.z,
                 })
             });
-            fo::keygen::<V, _, L, MU, ET, GROUP>(backend, &hasher, &seeds[..n], &mut parts[..n]);
+            let inputs: [fo::KeyInputs<'_>; GROUP] = core::array::from_fn(|i| seeds[i].inputs());
+            fo::keygen::<V, _, L, MU, ET, GROUP>(backend, &hasher, &inputs[..n], &mut parts[..n]);
             for ((dk, ek), seeds) in pairs.iter_mut().zip(&seeds) {
                 dk.ek.clone_from(ek);
                 dk.keep_seed(seeds);

@@ -59,10 +59,10 @@ where
             backend.mul(),
             &mut StreamedMatrix::new::<V, L>(&hasher, seed_a),
             SecretBytes::Seed(&hasher, seed_s),
-            seed_a,
-            pk,
+            &mut pk[..L * sizes::POLY_P_BYTES],
             buffer,
         );
+        pk[L * sizes::POLY_P_BYTES..].copy_from_slice(seed_a);
         sk_cpa.copy_from_slice(&buffer[..sk_cpa.len()]);
         Ok(())
     }

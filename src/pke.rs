@@ -54,7 +54,8 @@ use crate::params::{ByteArray, EP, SEED_BYTES, Variant};
 use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::{PolyMul, PolyMulPublic, pack_secret, unpack_secret};
 use crate::sampling::{
-    InAdvance, MatrixSource, PolyStream, Squeezed, StreamedMatrix, gen_secret, gen_secret_with,
+    InAdvance, MatrixSource, PolyStream, Squeezed, gen_secret, gen_secret_with,
+    with_streamed_matrix,
 };
 
 // --- Backends and plans ------------------------------------------------------------------------
@@ -465,7 +466,7 @@ pub(crate) trait Operands<B: PolyMul> {
     }
 
     /// [`MatrixSource::finished_output`].
-    fn finished_output(&mut self, _consume: impl FnOnce(&mut Poly)) {}
+    fn finished_output(&mut self, _consume: impl FnMut(&mut Poly)) {}
 }
 
 impl<B: PolyMul, M: MatrixSource> Operands<B> for M {
@@ -477,8 +478,8 @@ impl<B: PolyMul, M: MatrixSource> Operands<B> for M {
         MatrixSource::computed_elsewhere(self, output)
     }
 
-    fn finished_output(&mut self, consume: impl FnOnce(&mut Poly)) {
-        MatrixSource::finished_output(self, consume)
+    fn finished_output(&mut self, mut consume: impl FnMut(&mut Poly)) {
+        MatrixSource::finished_output(self, &mut consume)
     }
 }
 
@@ -748,20 +749,19 @@ impl<'a> CiphertextSink<'a> {
 
 // --- The algorithms -----------------------------------------------------------------------------
 
-/// Saber.PKE.KeyGen (Algorithm 1) with seed_A already hashed: `b = round(Aᵀ·s)`, writing
-/// `pk = pack_p(b) ‖ seed_A` and the encoded secret at the front of `sk`, which has
-/// [`MemoryPlan::keygen_buffer`] bytes (the rest is the plan's scratch, wiped).
+/// Saber.PKE.KeyGen (Algorithm 1) with seed_A already hashed (and in its place at the end of
+/// the public key): `b = round(Aᵀ·s)`, writing `pack_p(b)` into `pk_b` and the encoded secret at
+/// the front of `sk`, which has [`MemoryPlan::keygen_buffer`] bytes (the rest is the plan's
+/// scratch, wiped).
 pub(crate) fn keygen<V: Variant, P: MemoryPlan, B: PolyMul, const L: usize, const MU: usize>(
     backend: &mut B,
     matrix: &mut impl MatrixSource,
     secret: SecretBytes<'_>,
-    seed_a: &[u8; 32],
-    pk: &mut [u8],
+    pk_b: &mut [u8],
     sk: &mut [u8],
 ) {
     let s = P::sample::<V, L, MU>(secret);
-    transposed_into_public_key::<V, P, B, L>(backend, matrix, &s, pk, sk);
-    pk[L * POLY_P_BYTES..].copy_from_slice(seed_a);
+    transposed_into_public_key::<V, P, B, L>(backend, matrix, &s, pk_b, sk);
     encode_secret_key::<V, L>(&s, sk);
 }
 
@@ -807,15 +807,15 @@ pub(crate) fn transposed_products<V: Variant, P: MemoryPlan, B: PolyMul, const L
     for i in 0..L {
         s.with_prepared(backend, i, |backend, prepared| {
             for j in 0..L {
-                if !matrix.computed_elsewhere(j) {
+                if !MatrixSource::computed_elsewhere(matrix, j) {
                     sums.add_product(backend, j, prepared, |a| matrix.next_entry(a));
                 }
             }
         });
     }
     for j in 0..L {
-        if matrix.computed_elsewhere(j) {
-            matrix.finished_output(|b| consume(j, b));
+        if MatrixSource::computed_elsewhere(matrix, j) {
+            matrix.finished_output(&mut |b| consume(j, b));
         } else {
             sums.finish(backend, j, |b| consume(j, b));
         }
@@ -921,8 +921,8 @@ pub(crate) fn decrypt<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
 /// advance, together, where the hasher says lanes pay and the plan may hold them
 /// ([`InAdvance`]); otherwise streamed by each operation as its products go ([`Streamed`]).
 trait GroupSources {
-    /// Operation `i`'s matrix, row-major.
-    fn matrix(&self, i: usize) -> impl MatrixSource;
+    /// Runs `f` on operation `i`'s matrix, row-major.
+    fn with_matrix<R>(&self, i: usize, f: impl FnOnce(&mut dyn MatrixSource) -> R) -> R;
     /// Operation `i`'s secret stream.
     fn secret(&self, i: usize) -> SecretBytes<'_>;
 }
@@ -936,8 +936,8 @@ struct Streamed<'a, V, const L: usize> {
 }
 
 impl<V: Variant, const L: usize> GroupSources for Streamed<'_, V, L> {
-    fn matrix(&self, i: usize) -> impl MatrixSource {
-        StreamedMatrix::new::<V, L>(self.hasher, self.matrix_seeds[i])
+    fn with_matrix<R>(&self, i: usize, f: impl FnOnce(&mut dyn MatrixSource) -> R) -> R {
+        with_streamed_matrix::<V, L, R>(self.hasher, self.matrix_seeds[i], f)
     }
 
     fn secret(&self, i: usize) -> SecretBytes<'_> {
@@ -946,8 +946,8 @@ impl<V: Variant, const L: usize> GroupSources for Streamed<'_, V, L> {
 }
 
 impl<M: ByteArray, const G: usize> GroupSources for InAdvance<M, G> {
-    fn matrix(&self, i: usize) -> impl MatrixSource {
-        InAdvance::matrix(self, i)
+    fn with_matrix<R>(&self, i: usize, f: impl FnOnce(&mut dyn MatrixSource) -> R) -> R {
+        f(&mut InAdvance::matrix(self, i))
     }
 
     fn secret(&self, i: usize) -> SecretBytes<'_> {
@@ -961,7 +961,7 @@ fn squeezes_in_advance<P: MemoryPlan>(hasher: &Hasher) -> bool {
 }
 
 /// The IND-CPA key generation of each operation of a group: `seeds_a[i]` (hashed) and
-/// `seeds_s[i]` into `out[i] = (pk, sk)`, `sk` with [`MemoryPlan::keygen_buffer`] bytes; `M`
+/// `seeds_s[i]` into `out[i] = (pack_p(b), sk)`, `sk` with [`MemoryPlan::keygen_buffer`] bytes; `M`
 /// holds a matrix squeezed in advance.
 pub(crate) fn keygen_group<
     V: Variant,
@@ -986,7 +986,7 @@ pub(crate) fn keygen_group<
         secret_seeds: seeds_s,
         variant: core::marker::PhantomData,
     };
-    keygen_each::<V, Bk, L, MU>(backend, &sources, seeds_a, out);
+    keygen_each::<V, Bk, L, MU>(backend, &sources, out);
 }
 
 /// [`keygen_group`] squeezed in advance. Not inlined: the squeezed bytes live only in this call.
@@ -1007,24 +1007,24 @@ fn keygen_in_advance<
 ) {
     let mut squeezed = InAdvance::<M, G>::new();
     squeezed.squeeze::<V, L, MU>(hasher, seeds_s, seeds_a.iter().copied(), &mut []);
-    keygen_each::<V, Bk, L, MU>(backend, &squeezed, seeds_a, out);
+    keygen_each::<V, Bk, L, MU>(backend, &squeezed, out);
 }
 
 fn keygen_each<V: Variant, Bk: Backend, const L: usize, const MU: usize>(
     backend: &mut Bk,
     sources: &impl GroupSources,
-    seeds_a: &[&[u8; 32]],
     out: &mut [Option<(&mut [u8], &mut [u8])>],
 ) {
     for (i, (pk, sk)) in out.iter_mut().flatten().enumerate() {
-        keygen::<V, Bk::Plan, Bk::Mul, L, MU>(
-            backend.mul(),
-            &mut sources.matrix(i),
-            sources.secret(i),
-            seeds_a[i],
-            pk,
-            sk,
-        );
+        sources.with_matrix(i, |mut matrix| {
+            keygen::<V, Bk::Plan, Bk::Mul, L, MU>(
+                backend.mul(),
+                &mut matrix,
+                sources.secret(i),
+                pk,
+                sk,
+            )
+        });
     }
 }
 
@@ -1150,14 +1150,16 @@ impl<V: Variant, M: ByteArray, const L: usize, const MU: usize, const ET: usize,
             .zip(sinks.iter_mut().flatten())
             .enumerate()
         {
-            encrypt::<V, Bk::Plan, Bk::Mul, L, MU, ET>(
-                backend.mul(),
-                &mut sources.matrix(i),
-                &mut packed_p(&pk[..L * POLY_P_BYTES]),
-                sources.secret(i),
-                m,
-                sink,
-            );
+            sources.with_matrix(i, |mut matrix| {
+                encrypt::<V, Bk::Plan, Bk::Mul, L, MU, ET>(
+                    backend.mul(),
+                    &mut matrix,
+                    &mut packed_p(&pk[..L * POLY_P_BYTES]),
+                    sources.secret(i),
+                    m,
+                    sink,
+                )
+            });
         }
     }
 }

@@ -215,7 +215,7 @@ pub(crate) trait MatrixSource {
 
     /// Hands the next output computed elsewhere to `consume` (outputs in increasing index, after
     /// every entry multiplied here). A source whose outputs are all computed here has none.
-    fn finished_output(&mut self, _consume: impl FnOnce(&mut Poly)) {}
+    fn finished_output(&mut self, _consume: &mut dyn FnMut(&mut Poly)) {}
 
     /// Hands the next entry to `take(first coefficient, coefficients)` in pieces, in order (for
     /// [`PolyMul::mul_acc_pieces`](crate::polymul::PolyMul::mul_acc_pieces)). The default
@@ -224,6 +224,24 @@ pub(crate) trait MatrixSource {
         let mut entry = Poly::ZERO;
         self.next_entry(&mut entry);
         take(0, &entry.coeffs);
+    }
+}
+
+impl<M: MatrixSource + ?Sized> MatrixSource for &mut M {
+    fn next_entry(&mut self, out: &mut Poly) {
+        (**self).next_entry(out)
+    }
+
+    fn computed_elsewhere(&self, output: usize) -> bool {
+        (**self).computed_elsewhere(output)
+    }
+
+    fn finished_output(&mut self, consume: &mut dyn FnMut(&mut Poly)) {
+        (**self).finished_output(consume)
+    }
+
+    fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
+        (**self).next_entry_pieces(take)
     }
 }
 
@@ -359,6 +377,21 @@ impl MatrixSource for StreamedMatrix {
             Self::OneStream(stream) => stream.next_entry_pieces(take),
             Self::PerEntry(entries) => entries.next_entry_pieces(take),
         }
+    }
+}
+
+/// Runs `f` on A of `seed_a` streamed from the XOF as variant `V` derives it. Only that
+/// derivation's state is on the stack (Saber+'s per-entry source holds no stream, and a
+/// [`StreamedMatrix`] is as large as its larger variant); the derivation is a constant of `V`,
+/// so the call through `dyn` has one target.
+pub(crate) fn with_streamed_matrix<V: Variant, const L: usize, R>(
+    hasher: &Hasher,
+    seed_a: &[u8; 32],
+    f: impl FnOnce(&mut dyn MatrixSource) -> R,
+) -> R {
+    match V::MATRIX {
+        MatrixDerivation::OneStream => f(&mut PolyStream::new(hasher.xof(&[seed_a]), V::EQ)),
+        MatrixDerivation::PerEntry => f(&mut EntryMatrix::new::<V, L>(hasher, seed_a)),
     }
 }
 

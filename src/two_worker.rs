@@ -505,9 +505,9 @@ where
         workers.workers.join(
             move || {
                 let producer = &handoff.producer();
-                let mut seed_a = [[0u8; 32]; 1];
-                fo::hash_seeds_a(hasher, core::slice::from_ref(seeds), &mut seed_a);
-                let mut matrix = Tee::<L, SLOTS>::new::<V>(hasher, &seed_a[0], producer, own, true);
+                let mut seed_a = [0u8; 32];
+                fo::hash_seeds_a(hasher, core::iter::once((&seeds.seed_a, &mut seed_a)));
+                let mut matrix = Tee::<L, SLOTS>::new::<V>(hasher, &seed_a, producer, own, true);
                 if own > 0 {
                     let s = Fast::sample::<V, L, MU>(SecretBytes::Seed(hasher, &seeds.seed_s));
                     pke::transposed_products::<V, Fast, M, L>(
@@ -526,7 +526,7 @@ where
                 fo::keygen_from_matrix::<V, B, L, MU>(
                     backend,
                     hasher,
-                    seeds,
+                    seeds.inputs(),
                     &mut handoff.consumer(L - own),
                     parts,
                 )

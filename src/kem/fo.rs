@@ -50,6 +50,29 @@ impl core::fmt::Debug for KeySeeds {
     }
 }
 
+/// The three inputs of one key generation, borrowed: key generation holds no copy of them
+/// while its products run.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyInputs<'a> {
+    /// Hashed with the XOF into the public seed of A.
+    pub(crate) seed_a: &'a [u8; 32],
+    /// The seed of the secret's stream.
+    pub(crate) seed_s: &'a [u8; 32],
+    /// The implicit-rejection secret.
+    pub(crate) z: &'a [u8; 32],
+}
+
+impl KeySeeds {
+    /// The seeds, borrowed.
+    pub(crate) fn inputs(&self) -> KeyInputs<'_> {
+        KeyInputs {
+            seed_a: &self.seed_a,
+            seed_s: &self.seed_s,
+            z: &self.z,
+        }
+    }
+}
+
 /// Where one key pair goes.
 pub(crate) struct KeyPairParts<'a> {
     /// The public key.
@@ -60,6 +83,15 @@ pub(crate) struct KeyPairParts<'a> {
     pub(crate) hpk: &'a mut [u8; 32],
     /// z, stored with the secret key.
     pub(crate) z: &'a mut [u8; 32],
+}
+
+/// A public key's `pack_p(b)` part and its seed_A, apart.
+fn split_public_key(pk: &mut [u8]) -> (&mut [u8], &mut [u8; 32]) {
+    let (b, seed_a) = pk.split_at_mut(pk.len() - 32);
+    match seed_a.try_into() {
+        Ok(seed_a) => (b, seed_a),
+        Err(_) => unreachable!("a public key ends with its 32-byte seed"),
+    }
 }
 
 /// Saber.KEM.KeyGen (Algorithm 4) for each of `seeds` into `out`.
@@ -73,20 +105,31 @@ pub(crate) fn keygen<
 >(
     backend: &mut Bk,
     hasher: &Hasher,
-    seeds: &[KeySeeds],
+    seeds: &[KeyInputs<'_>],
     out: &mut [Option<KeyPairParts<'_>>],
 ) where
     SaberKem<V, L, MU, ET>: ParameterSet,
 {
     let n = seeds.len();
-    let mut seeds_a = [[0u8; 32]; G];
-    hash_seeds_a(hasher, seeds, &mut seeds_a);
     let seeds_s: [&[u8; 32]; G] =
-        core::array::from_fn(|i| seeds.get(i).map_or(&[0; 32], |s| &s.seed_s));
+        core::array::from_fn(|i| seeds.get(i).map_or(&[0; 32], |s| s.seed_s));
+    // seed_A goes straight to its place in pk, which the products leave alone.
+    hash_seeds_a(
+        hasher,
+        seeds
+            .iter()
+            .zip(out.iter_mut().flatten())
+            .map(|(s, p)| (s.seed_a, split_public_key(p.pk).1)),
+    );
+    let mut seeds_a: [&[u8; 32]; G] = [&[0; 32]; G];
     let mut parts = out.iter_mut().flatten();
-    let mut targets: [Option<(&mut [u8], &mut [u8])>; G] =
-        core::array::from_fn(|_| parts.next().map(|p| (&mut *p.pk, &mut *p.sk_cpa)));
-    let seeds_a: [&[u8; 32]; G] = core::array::from_fn(|i| &seeds_a[i]);
+    let mut targets: [Option<(&mut [u8], &mut [u8])>; G] = core::array::from_fn(|i| {
+        parts.next().map(|p| {
+            let (b, seed_a) = split_public_key(p.pk);
+            seeds_a[i] = seed_a;
+            (b, &mut *p.sk_cpa)
+        })
+    });
     pke::keygen_group::<V, Bk, <SaberKem<V, L, MU, ET> as ParameterSet>::MatrixBytes, L, MU, G>(
         backend,
         hasher,
@@ -103,43 +146,44 @@ pub(crate) fn keygen<
 pub(crate) fn keygen_from_matrix<V: Variant, B: PolyMul, const L: usize, const MU: usize>(
     backend: &mut B,
     hasher: &Hasher,
-    seeds: &KeySeeds,
+    seeds: KeyInputs<'_>,
     matrix: &mut impl MatrixSource,
     out: KeyPairParts<'_>,
 ) {
-    let mut seed_a = [[0u8; 32]; 1];
-    hash_seeds_a(hasher, core::slice::from_ref(seeds), &mut seed_a);
+    let (b, seed_a) = split_public_key(&mut *out.pk);
+    hash_seeds_a(hasher, core::iter::once((seeds.seed_a, seed_a)));
     pke::keygen::<V, Fast, B, L, MU>(
         backend,
         matrix,
-        SecretBytes::Seed(hasher, &seeds.seed_s),
-        &seed_a[0],
-        out.pk,
-        out.sk_cpa,
+        SecretBytes::Seed(hasher, seeds.seed_s),
+        b,
+        &mut *out.sk_cpa,
     );
-    finish_key_pairs(hasher, core::slice::from_ref(seeds), &mut [Some(out)]);
+    finish_key_pairs(hasher, core::slice::from_ref(&seeds), &mut [Some(out)]);
 }
 
-/// seed_A = XOF(seed) for each operation: raw RNG output never appears in the public key
+/// seed_A = XOF(seed) of each `(seed, seed_A)`: raw RNG output never appears in the public key
 /// (§2.5.1).
-pub(crate) fn hash_seeds_a(hasher: &Hasher, seeds: &[KeySeeds], seeds_a: &mut [[u8; 32]]) {
-    hasher.run(
-        seeds
-            .iter()
-            .zip(seeds_a.iter_mut())
-            .map(|(seeds, seed_a)| Job::xof([&seeds.seed_a, &[]], seed_a)),
-    );
+pub(crate) fn hash_seeds_a<'a>(
+    hasher: &Hasher,
+    seeds: impl Iterator<Item = (&'a [u8; 32], &'a mut [u8; 32])>,
+) {
+    hasher.run(seeds.map(|(seed, seed_a)| Job::xof([seed, &[]], seed_a)));
 }
 
 /// sk = sk_cpa ‖ pk ‖ H(pk) ‖ z: H(pk) and z of each key pair.
-fn finish_key_pairs(hasher: &Hasher, seeds: &[KeySeeds], out: &mut [Option<KeyPairParts<'_>>]) {
+fn finish_key_pairs(
+    hasher: &Hasher,
+    seeds: &[KeyInputs<'_>],
+    out: &mut [Option<KeyPairParts<'_>>],
+) {
     hasher.run(
         out.iter_mut()
             .flatten()
             .map(|p| Job::h([&*p.pk, &[]], &mut *p.hpk)),
     );
     for (p, seeds) in out.iter_mut().flatten().zip(seeds) {
-        p.z.copy_from_slice(&seeds.z);
+        p.z.copy_from_slice(seeds.z);
     }
 }
 
@@ -219,19 +263,32 @@ pub(crate) fn decapsulate<'s, S: KeySelect, Bk: Backend, const G: usize>(
 ) {
     let n = cts.len();
     let mut kr = Wiped([[[0u8; 32]; 2]; G]);
-    let mut ct_hashes = [[0u8; 32]; G];
-    decapsulate_to_kr::<S, Bk, G>(
-        backend,
-        hasher,
-        keys,
-        hpks,
-        zs,
-        cts,
-        decrypt,
-        Some(&mut ct_hashes),
-        &mut kr,
-    );
-    hash_keys(hasher, &kr[..n], &ct_hashes, shared);
+    if hasher.squeezes_in_advance() {
+        // H(c) on lanes beside the re-encryption's own hashing.
+        let mut ct_hashes = [[0u8; 32]; G];
+        decapsulate_to_kr::<S, Bk, G>(
+            backend,
+            hasher,
+            keys,
+            hpks,
+            zs,
+            cts,
+            decrypt,
+            Some(&mut ct_hashes),
+            &mut kr,
+        );
+        hash_keys(hasher, &kr[..n], &ct_hashes, shared);
+    } else {
+        // H(c) afterwards, so that no hash is held while the products run.
+        decapsulate_to_kr::<S, Bk, G>(backend, hasher, keys, hpks, zs, cts, decrypt, None, &mut kr);
+        let mut ct_hashes = [[0u8; 32]; G];
+        hasher.run(
+            cts.iter()
+                .zip(ct_hashes.iter_mut())
+                .map(|(ct, h)| Job::h([ct, &[]], h)),
+        );
+        hash_keys(hasher, &kr[..n], &ct_hashes, shared);
+    }
 }
 
 /// [`decapsulate`] up to its last hash: each operation's (K̂', r') into `kr`, K̂' replaced by z
@@ -257,21 +314,30 @@ pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
     hash_kr(hasher, &messages[..n], hpks, &mut kr[..n]);
     let matches: [Choice; G] = {
         let coins: [&[u8; 32]; G] = core::array::from_fn(|i| &kr[i][1]);
-        let mut hashes = ct_hashes.into_iter().flatten();
-        let mut extra: [Option<Job<'_>>; G] = core::array::from_fn(|i| {
-            let h = hashes.next()?;
-            cts.get(i).map(|ct| Job::h([ct, &[]], h))
-        });
         let mut sinks: [Option<CiphertextSink<'_>>; G] =
             core::array::from_fn(|i| cts.get(i).map(|ct| CiphertextSink::compare(ct)));
-        keys.encrypt(
-            backend,
-            hasher,
-            &messages[..n],
-            &coins[..n],
-            &mut sinks,
-            &mut extra,
-        );
+        let mut encrypt = |extra: &mut [Option<Job<'_>>]| {
+            keys.encrypt(
+                backend,
+                hasher,
+                &messages[..n],
+                &coins[..n],
+                &mut sinks,
+                extra,
+            )
+        };
+        match ct_hashes {
+            Some(hashes) => {
+                let mut hashes = hashes.iter_mut();
+                let mut extra: [Option<Job<'_>>; G] = core::array::from_fn(|i| {
+                    let h = hashes.next()?;
+                    cts.get(i).map(|ct| Job::h([ct, &[]], h))
+                });
+                encrypt(&mut extra)
+            }
+            // No job list in the frame while the products run.
+            None => encrypt(&mut []),
+        }
         core::array::from_fn(|i| {
             sinks[i]
                 .as_ref()

@@ -22,6 +22,7 @@ use crate::sampling::{MatrixSource, StreamedMatrix};
 pub(crate) mod fo;
 mod sets;
 
+use fo::KeyInputs;
 pub use fo::KeySeeds;
 pub use sets::*;
 
@@ -108,14 +109,18 @@ pub(crate) trait Algorithms {
     /// time.
     fn secret_in_range(sk_cpa: &[u8]) -> Choice;
     /// Key generation into the key types' parts.
-    fn keypair<B: Backend>(backend: &mut B, seeds: &KeySeeds, parts: fo::KeyPairParts<'_>)
+    fn keypair<B: Backend>(backend: &mut B, seeds: KeyInputs<'_>, parts: fo::KeyPairParts<'_>)
     where
         Self: ParameterSet;
     /// Key generation into NIST-layout bytes (the plan's scratch reaches into where the copy of
     /// pk goes, so nothing else is needed).
     #[cfg(feature = "hazmat")]
-    fn keypair_bytes<B: Backend>(backend: &mut B, seeds: &KeySeeds, pk: &mut [u8], sk: &mut [u8])
-    where
+    fn keypair_bytes<B: Backend>(
+        backend: &mut B,
+        seeds: KeyInputs<'_>,
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) where
         Self: ParameterSet;
     /// Encapsulation under `pk` with hash `hpk` from the 32 random bytes `m`.
     fn encapsulate<B: Backend>(
@@ -198,7 +203,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         ok
     }
 
-    fn keypair<B: Backend>(backend: &mut B, seeds: &KeySeeds, parts: fo::KeyPairParts<'_>)
+    fn keypair<B: Backend>(backend: &mut B, seeds: KeyInputs<'_>, parts: fo::KeyPairParts<'_>)
     where
         Self: ParameterSet,
     {
@@ -207,7 +212,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
             return fo::keygen::<V, B, L, MU, ET, 1>(
                 backend,
                 &Self::hasher_for(backend),
-                core::slice::from_ref(seeds),
+                core::slice::from_ref(&seeds),
                 &mut [Some(parts)],
             );
         }
@@ -217,7 +222,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         fo::keygen::<V, B, L, MU, ET, 1>(
             backend,
             &Self::hasher_for(backend),
-            core::slice::from_ref(seeds),
+            core::slice::from_ref(&seeds),
             &mut [Some(fo::KeyPairParts {
                 pk,
                 sk_cpa: &mut scratch[..buffer],
@@ -229,8 +234,12 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
     }
 
     #[cfg(feature = "hazmat")]
-    fn keypair_bytes<B: Backend>(backend: &mut B, seeds: &KeySeeds, pk: &mut [u8], sk: &mut [u8])
-    where
+    fn keypair_bytes<B: Backend>(
+        backend: &mut B,
+        seeds: KeyInputs<'_>,
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) where
         Self: ParameterSet,
     {
         let cpa = sizes::secret_cpa::<V>(L);
@@ -243,7 +252,7 @@ impl<V: Variant, const L: usize, const MU: usize, const ET: usize> Algorithms
         fo::keygen::<V, B, L, MU, ET, 1>(
             backend,
             &Self::hasher_for(backend),
-            core::slice::from_ref(seeds),
+            core::slice::from_ref(&seeds),
             &mut [Some(fo::KeyPairParts {
                 pk: &mut *pk,
                 sk_cpa: &mut *sk_cpa_and_pk,
@@ -447,12 +456,8 @@ where
     ) -> Result<(), Error> {
         check_length(pk, sizes::public_key(L))?;
         check_length(sk, sizes::secret_key::<V>(L))?;
-        let seeds = KeySeeds {
-            seed_a: *seed_a,
-            seed_s: *seed_s,
-            z: *z,
-        };
-        Self::keypair_bytes(backend, &seeds, pk, sk);
+        let seeds = KeyInputs { seed_a, seed_s, z };
+        Self::keypair_bytes(backend, seeds, pk, sk);
         Ok(())
     }
 
@@ -726,7 +731,7 @@ impl<P: ParameterSet> DecapsulationKey<P> {
             hpk: &mut ek.hpk,
             z: &mut dk.z,
         };
-        P::keypair(backend, seeds, parts);
+        P::keypair(backend, seeds.inputs(), parts);
         dk.keep_seed(seeds);
         let ek = dk.ek.clone();
         (dk, ek)
@@ -994,12 +999,7 @@ mod tests {
                 hpk: &mut ek.hpk,
                 z: &mut dk.z,
             })];
-            fo::keygen::<V, _, L, MU, ET, 1>(
-                backend,
-                &hasher,
-                core::slice::from_ref(&seeds),
-                &mut parts,
-            );
+            fo::keygen::<V, _, L, MU, ET, 1>(backend, &hasher, &[seeds.inputs()], &mut parts);
             let mut ct = Ciphertext::<K<V, L, MU, ET>>::ZERO;
             let mut ss = [0u8; 32];
             let pks = [dk.ek.as_bytes()];

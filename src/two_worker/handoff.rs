@@ -214,7 +214,7 @@ impl<const SLOTS: usize> MatrixSource for Consumer<'_, SLOTS> {
         output >= self.first_elsewhere
     }
 
-    fn finished_output(&mut self, consume: impl FnOnce(&mut Poly)) {
+    fn finished_output(&mut self, consume: &mut dyn FnMut(&mut Poly)) {
         let mut output = Poly::ZERO;
         self.handoff.take(&mut output);
         consume(&mut output);
