@@ -471,7 +471,11 @@ pub(crate) trait Operands<B: PolyMul> {
 
 impl<B: PolyMul, M: MatrixSource> Operands<B> for M {
     fn mul_acc_next(&mut self, backend: &mut B, acc: &mut B::Accumulator, s: &B::Prepared) {
-        backend.mul_acc_pieces(acc, s, |take| self.next_entry_pieces(take));
+        if B::TAKES_PIECES {
+            backend.mul_acc_pieces(acc, s, |take| self.next_entry_pieces(take));
+        } else {
+            multiply_with(backend, acc, s, |a| self.next_entry(a));
+        }
     }
 
     fn computed_elsewhere(&self, output: usize) -> bool {

@@ -192,6 +192,12 @@ pub trait PolyMul {
     /// A sum of products in the backend's domain.
     type Accumulator: Zeroize;
 
+    /// Whether a public polynomial streamed from the XOF is better handed over in pieces
+    /// ([`mul_acc_pieces`](Self::mul_acc_pieces)) than written whole and given to
+    /// [`mul_acc`](Self::mul_acc): true for backends that take the pieces straight into a
+    /// buffer of their own (less stack); for the others gathering the pieces only costs time.
+    const TAKES_PIECES: bool = false;
+
     /// Transforms a secret polynomial into the backend's domain.
     fn prepare(&mut self, s: &SecretPoly) -> Self::Prepared;
 

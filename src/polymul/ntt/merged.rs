@@ -500,6 +500,7 @@ macro_rules! merged_backends {
         impl PolyMul for $low_stack {
             type Prepared = Nibbles;
             type Accumulator = Poly;
+            const TAKES_PIECES: bool = true;
 
             fn prepare(&mut self, s: &SecretPoly) -> Nibbles {
                 packed_secret(s)
