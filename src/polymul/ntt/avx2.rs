@@ -274,55 +274,34 @@ unsafe fn forward_layers_1_to_3(v: &mut [__m256i; 8]) {
     }
 }
 
-/// Forward layer 6 on registers `a`, `b` (two groups of 8 coefficients): the low 128-bit halves
-/// against the high ones, leaving the two blocks of each output register side by side.
-#[inline(always)]
-unsafe fn forward_layer_6(a: &mut __m256i, b: &mut __m256i, twiddles: &HalfTwiddles) {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        // Low halves (coefficients 0–3 of each register) against high halves (4–7).
-        let mut x = _mm256_permute2x128_si256::<0x20>(*a, *b);
-        let mut y = _mm256_permute2x128_si256::<0x31>(*a, *b);
-        ct(&mut x, &mut y, load_half(twiddles));
-        *a = x;
-        *b = y;
-    }
-}
-
-/// Inverse of [`forward_layer_6`] (back to natural order within the two registers).
-#[inline(always)]
-unsafe fn inverse_layer_6(a: &mut __m256i, b: &mut __m256i, twiddles: &HalfTwiddles) {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        let (mut x, mut y) = (*a, *b);
-        gs(&mut x, &mut y, load_half(twiddles));
-        *a = _mm256_permute2x128_si256::<0x20>(x, y);
-        *b = _mm256_permute2x128_si256::<0x31>(x, y);
-    }
-}
-
 /// Forward layers 4–6 on the eight adjacent registers of chunk `c` (64 coefficients); leaves
 /// them in slot order.
 #[inline(always)]
 unsafe fn forward_layers_4_to_6(w: &mut [__m256i; 8], c: usize) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let [w0, w1, w2, w3, w4, w5, w6, w7] = w;
-        let z = splat(FWD[8 + 2 * c]);
-        ct(w0, w2, z);
-        ct(w1, w3, z);
-        let z = splat(FWD[9 + 2 * c]);
-        ct(w4, w6, z);
-        ct(w5, w7, z);
-        ct(w0, w1, splat(FWD[16 + 4 * c]));
-        ct(w2, w3, splat(FWD[17 + 4 * c]));
-        ct(w4, w5, splat(FWD[18 + 4 * c]));
-        ct(w6, w7, splat(FWD[19 + 4 * c]));
-        // Written out (not a loop, which the compiler kept, through the stack).
-        forward_layer_6(w0, w1, &FWD_LAST[4 * c]);
-        forward_layer_6(w2, w3, &FWD_LAST[4 * c + 1]);
-        forward_layer_6(w4, w5, &FWD_LAST[4 * c + 2]);
-        forward_layer_6(w6, w7, &FWD_LAST[4 * c + 3]);
+        {
+            let [w0, w1, w2, w3, w4, w5, w6, w7] = &mut *w;
+            let z = splat(FWD[8 + 2 * c]);
+            ct(w0, w2, z);
+            ct(w1, w3, z);
+            let z = splat(FWD[9 + 2 * c]);
+            ct(w4, w6, z);
+            ct(w5, w7, z);
+            ct(w0, w1, splat(FWD[16 + 4 * c]));
+            ct(w2, w3, splat(FWD[17 + 4 * c]));
+            ct(w4, w5, splat(FWD[18 + 4 * c]));
+            ct(w6, w7, splat(FWD[19 + 4 * c]));
+        }
+        for h in 0..4 {
+            let (a, b) = (w[2 * h], w[2 * h + 1]);
+            // Low halves (coefficients 0–3 of each register) against high halves (4–7).
+            let mut x = _mm256_permute2x128_si256::<0x20>(a, b);
+            let mut y = _mm256_permute2x128_si256::<0x31>(a, b);
+            ct(&mut x, &mut y, load_half(&FWD_LAST[4 * c + h]));
+            w[2 * h] = x;
+            w[2 * h + 1] = y;
+        }
     }
 }
 
@@ -331,12 +310,13 @@ unsafe fn forward_layers_4_to_6(w: &mut [__m256i; 8], c: usize) {
 unsafe fn inverse_layers_6_to_4(w: &mut [__m256i; 8], c: usize) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        // Written out, as in `forward_layers_4_to_6`.
+        for h in 0..4 {
+            let (mut x, mut y) = (w[2 * h], w[2 * h + 1]);
+            gs(&mut x, &mut y, load_half(&INV_LAST[4 * c + h]));
+            w[2 * h] = _mm256_permute2x128_si256::<0x20>(x, y);
+            w[2 * h + 1] = _mm256_permute2x128_si256::<0x31>(x, y);
+        }
         let [w0, w1, w2, w3, w4, w5, w6, w7] = w;
-        inverse_layer_6(w0, w1, &INV_LAST[4 * c]);
-        inverse_layer_6(w2, w3, &INV_LAST[4 * c + 1]);
-        inverse_layer_6(w4, w5, &INV_LAST[4 * c + 2]);
-        inverse_layer_6(w6, w7, &INV_LAST[4 * c + 3]);
         gs(w0, w1, splat(INV[16 + 4 * c]));
         gs(w2, w3, splat(INV[17 + 4 * c]));
         gs(w4, w5, splat(INV[18 + 4 * c]));
@@ -414,32 +394,6 @@ unsafe fn load_i32(src: &[i32]) -> __m256i {
     let src = &src[..8];
     // SAFETY: AVX2 is present (caller contract); `src` holds eight i32 (checked above).
     unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
-}
-
-/// `col[1]`, `col[3]`, `col[5]`, `col[7]` in the even lanes (the ones `vpmuldq` reads): the
-/// eight entries from `col[1]` where `col` extends that far (a load the multiplication takes as
-/// its operand, instead of a shuffle on the vector pipes), else a shuffle of `col[..8]` (only the
-/// last column of `prepared`). The branch depends on public offsets alone.
-#[inline(always)]
-unsafe fn odd_entries(col: &[i32]) -> __m256i {
-    match col.get(1..9) {
-        // SAFETY: AVX2 is present (caller contract).
-        Some(shifted) => unsafe { load_i32(shifted) },
-        // SAFETY: AVX2 is present (caller contract).
-        None => unsafe { odd_lanes(load_i32(col)) },
-    }
-}
-
-/// The eight registers of chunk `c` of an NTT-domain polynomial.
-#[inline(always)]
-unsafe fn load_chunk(src: &[i32; N], c: usize) -> [__m256i; 8] {
-    // SAFETY: AVX2 is present (caller contract).
-    let mut w = unsafe { [_mm256_setzero_si256(); 8] };
-    for (k, x) in w.iter_mut().enumerate() {
-        // SAFETY: AVX2 is present (caller contract).
-        *x = unsafe { load_i32(&src[8 * (8 * c + k)..]) };
-    }
-    w
 }
 
 #[inline(always)]
@@ -525,7 +479,7 @@ unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize,
     // The register's eight positions are one half of a 16-position accumulator group (eight
     // even sums, then eight odd ones) and of a 4-block prepared group (column i of four blocks).
     let half = slot & 1;
-    let cols = &prepared[64 * (slot >> 1) + 8 * half..];
+    let cols = &prepared[64 * (slot >> 1) + 8 * half..][..56];
     let sums = &mut acc[16 * (slot >> 1) + 4 * half..][..12];
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
@@ -539,9 +493,9 @@ unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize,
             _mm256_shuffle_epi32::<0xFF>(x),
         ];
         for (i, &ai) in a_i.iter().enumerate() {
-            let col = &cols[16 * i..];
-            even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, load_i32(col)));
-            odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_entries(col)));
+            let col = load_i32(&cols[16 * i..]);
+            even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, col));
+            odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_lanes(col)));
         }
         store_i64(&mut sums[0..], even);
         store_i64(&mut sums[8..], odd);
@@ -554,48 +508,14 @@ unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     unsafe {
         let mut t = [_mm256_setzero_si256(); 32];
         load_public_pass_1(a, &mut t);
-        // Fused: the base multiplication reads the registers, â is never stored.
-        forward_basemul_chunk::<0>(acc, prepared, &t);
-        forward_basemul_chunk::<1>(acc, prepared, &t);
-        forward_basemul_chunk::<2>(acc, prepared, &t);
-        forward_basemul_chunk::<3>(acc, prepared, &t);
-    }
-}
-
-/// Forward layers 4–6 of chunk `C` of `t`, then its base multiplication. `C` is a constant and
-/// the chunk written out, so that every offset is a constant and the registers stay in registers.
-#[inline(always)]
-unsafe fn forward_basemul_chunk<const C: usize>(
-    acc: &mut [i64; N],
-    prepared: &[i32; 4 * N],
-    t: &[__m256i; 32],
-) {
-    let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * C + k]);
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        forward_layers_4_to_6(&mut w, C);
-        basemul_chunk::<C>(acc, prepared, &w);
-    }
-}
-
-/// `acc += â ∘ ŝ` for the eight NTT-domain registers of chunk `C` (slots 8C..8C + 8), written
-/// out.
-#[inline(always)]
-unsafe fn basemul_chunk<const C: usize>(
-    acc: &mut [i64; N],
-    prepared: &[i32; 4 * N],
-    w: &[__m256i; 8],
-) {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        basemul_slot(acc, prepared, 8 * C, w[0]);
-        basemul_slot(acc, prepared, 8 * C + 1, w[1]);
-        basemul_slot(acc, prepared, 8 * C + 2, w[2]);
-        basemul_slot(acc, prepared, 8 * C + 3, w[3]);
-        basemul_slot(acc, prepared, 8 * C + 4, w[4]);
-        basemul_slot(acc, prepared, 8 * C + 5, w[5]);
-        basemul_slot(acc, prepared, 8 * C + 6, w[6]);
-        basemul_slot(acc, prepared, 8 * C + 7, w[7]);
+        for c in 0..4 {
+            let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * c + k]);
+            forward_layers_4_to_6(&mut w, c);
+            // Fused: the base multiplication reads the registers, â is never stored.
+            for (h, &x) in w.iter().enumerate() {
+                basemul_slot(acc, prepared, 8 * c + h, x);
+            }
+        }
     }
 }
 
@@ -619,10 +539,9 @@ unsafe fn public_to_domain_avx2(a: &Poly, out: &mut [i32; N]) {
 unsafe fn basemul_acc_avx2(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32; 4 * N]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        basemul_chunk::<0>(acc, prepared, &load_chunk(a_hat, 0));
-        basemul_chunk::<1>(acc, prepared, &load_chunk(a_hat, 1));
-        basemul_chunk::<2>(acc, prepared, &load_chunk(a_hat, 2));
-        basemul_chunk::<3>(acc, prepared, &load_chunk(a_hat, 3));
+        for slot in 0..32 {
+            basemul_slot(acc, prepared, slot, load_i32(&a_hat[8 * slot..]));
+        }
     }
 }
 
