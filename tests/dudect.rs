@@ -24,7 +24,11 @@
 //!   tail of interrupts and preemption, as dudect does); the verdict takes the largest |t|.
 //! - Verdict: a leak when |t| > `THRESHOLD` = 10 (dudect's "definitely not constant time"; its
 //!   4.5 is reported as "suspicious" but does not fail, since this runs on shared CI machines
-//!   and the largest of 12 statistics per target is taken).
+//!   and the largest of 12 statistics per target is taken), in two runs: a target over the
+//!   threshold is measured once more and fails if it is over again (the single-state Keccak
+//!   of the `keccak` crate, branch-free, reached |t| = 12.9–19.5 in one run of four on this
+//!   shared machine, with equal medians). A negative control not flagged is measured once
+//!   more and must be flagged then (the 1-2 % one was missed once in a few runs here).
 //! - Measurements: `SABER_DUDECT_MEASUREMENTS` per pass and target (default 40 000; two passes
 //!   per NTT target, one per Keccak target), each target also stopping after `TIME_CAP` per
 //!   pass. About 20 s in all on this 2-core machine (release build).
@@ -325,7 +329,7 @@ fn absent(name: &str, features: &[&str], level: saber_kem::hazmat::Isa) -> Resul
     }
 }
 
-type Run = Box<dyn FnOnce(usize) -> Vec<Verdict>>;
+type Run = Box<dyn FnMut(usize) -> Vec<Verdict>>;
 
 /// The targets to run, the skipped ones with the reason, and the paths that should exist here
 /// but do not.
@@ -375,14 +379,14 @@ fn main() -> ExitCode {
     plan.optional(
         "ntt-avx512",
         saber_kem::polymul::ntt::NttAvx512::new()
-            .map(|mut b| -> Run { Box::new(move |n| product_target(n, move |a, s| b.mul(a, s))) }),
+            .map(|mut b| -> Run { Box::new(move |n| product_target(n, |a, s| b.mul(a, s))) }),
         &["avx512f", "avx512bw"],
         Isa::Avx512,
     );
     plan.optional(
         "ntt-avx2",
         saber_kem::polymul::NttAvx2::new()
-            .map(|mut b| -> Run { Box::new(move |n| product_target(n, move |a, s| b.mul(a, s))) }),
+            .map(|mut b| -> Run { Box::new(move |n| product_target(n, |a, s| b.mul(a, s))) }),
         &["avx2"],
         Isa::Avx2,
     );
@@ -508,8 +512,13 @@ fn main() -> ExitCode {
              only: cargo test --release --test dudect); the negative controls run"
         );
     }
-    for (name, run) in targets.into_iter().filter(|_| release) {
-        let worst = report(&name, &run(count));
+    for (name, mut run) in targets.into_iter().filter(|_| release) {
+        let mut worst = report(&name, &run(count));
+        if worst > THRESHOLD {
+            // A leak repeats; a burst of load on a shared machine rarely does twice.
+            println!("  {name}: over the threshold (|t| = {worst:.1}): measured once more");
+            worst = worst.min(report(&name, &run(count)));
+        }
         if worst > THRESHOLD {
             failed += 1;
             println!("FAIL {name}: timing depends on the secret class (|t| = {worst:.1})");
@@ -521,11 +530,18 @@ fn main() -> ExitCode {
             println!("ok   {name}");
         }
     }
-    for (name, run) in controls {
-        let verdicts = run(count);
+    for (name, mut run) in controls {
+        let mut verdicts = run(count);
+        let mut worst = report(name, &verdicts[..1]);
+        if worst <= THRESHOLD {
+            // The small control (1-2 % of the operation) can drown in a burst of load: it must
+            // be flagged in one of two runs.
+            println!("  {name}: not flagged (|t| = {worst:.1}): measured once more");
+            verdicts = run(count);
+            worst = report(name, &verdicts[..1]);
+        }
         // The fixed class of the first pass (all-zero secret) triggers the leak.
         let leak = verdicts[0].median[0] - verdicts[0].median[1];
-        let worst = report(name, &verdicts[..1]);
         let size = 100.0 * leak / verdicts[0].median[1];
         if worst > THRESHOLD {
             println!("ok   {name}: flagged (|t| = {worst:.1}; leak {leak:+.0} ns, {size:+.1}%)");
