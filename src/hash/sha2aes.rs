@@ -80,9 +80,10 @@ fn digest<D: Digest>(parts: &[&[u8]], out: &mut [u8]) {
 
 /// The AES-256-CTR keystream of a 32-byte key, read in pieces of any length.
 ///
-/// It holds only the key and the position: each read expands the key afresh (a fraction of the
-/// cost of the blocks of a piece; the expanded key, 240 to 960 bytes, then lives only in the
-/// read's frame and is wiped there). So the stream is smaller than the SHAKE128 one, and the
+/// It holds only the key and the position: each read expands the key afresh, once for a whole
+/// list of runs ([`read_runs`](Self::read_runs): a matrix entry read in pieces); the expanded
+/// key, 240 to 960 bytes, lives only in the read's frame and is wiped there. So the stream is
+/// smaller than the SHAKE128 one, and the
 /// low-memory plan's stack, which holds a stream beside each multiplication, does not grow. On
 /// x86 an operation's streams are read whole, once (`Hasher::squeezes_in_advance`). Wiped on
 /// drop.
