@@ -3,17 +3,17 @@
 # 1. tests/ct_valgrind.rs under Valgrind memcheck ("ctgrind"), with its negative controls:
 #    - native level: every case (every backend of the run-time list that Valgrind runs, plain,
 #      low-memory and expanded, every parameter set; the batch lanes; the Keccak paths);
-#    - saber_isa="portable" (on CPUs with AVX2): the portable packing, unpacking, binomial
-#      sampling and Keccak, which the AVX2 code replaces at the native level: every set on the
-#      `ntt` backend (the scalar NTT under the cap; plain, low-memory, expanded), the batch lanes,
-#      the Keccak paths and the negative controls;
-#    - saber_isa="avx2" is not run: Valgrind reports no AVX-512, so the native run under
-#      Valgrind is already the AVX2 level (noted as SKIPPED).
+#    - SABER_ISA_CAP=portable (on CPUs with AVX2; the same build): the portable packing,
+#      unpacking, binomial sampling and Keccak, which the AVX2 code replaces at the native level:
+#      every set on the `ntt` backend (the scalar NTT under the cap; plain, low-memory,
+#      expanded), the batch lanes, the Keccak paths and the negative controls;
+#    - the AVX2 level is not run: Valgrind reports no AVX-512, so the native run under Valgrind
+#      is already the AVX2 level (noted as SKIPPED).
 # 2. tests/dudect.rs (statistical, for AVX-512 paths that Valgrind cannot run, and the AVX2 and
 #    portable ones; negative controls), native level only: it picks every path explicitly.
+#    `cargo test --release` runs it too, so `.ci/run` does not run it here.
 # `.ci/ct.sh [native|portable|dudect|all]` (default all). Installs valgrind if missing.
-# Typical time on 2 cores: native ~15 min of Valgrind after the build, portable ~4 min after its
-# build (~3 min), dudect ~30 s.
+# Typical time on 2 cores after the build: native ~4 min, portable ~1 min, dudect ~1 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/levels.sh

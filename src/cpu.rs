@@ -12,7 +12,11 @@
 //! below what the CPU has ([`Isa`]: AVX-512 → AVX2 → portable):
 //! - at compile time with `--cfg saber_isa="avx2"` or `--cfg saber_isa="portable"` (in
 //!   `RUSTFLAGS`), which also bounds the run-time cap;
-//! - at run time with [`cap_isa`].
+//! - at run time with [`cap_isa`];
+//! - with the `std` and `hazmat` features, from the environment variable `SABER_ISA_CAP`
+//!   (`portable` or `avx2`; other values are ignored), read once, at the first detection, as a
+//!   bound that [`cap_isa`] cannot lift (as OpenSSL's `OPENSSL_ia32cap`): the test suite runs
+//!   each level from one build this way.
 //!
 //! Every check below and every token respects the cap, so every SIMD path follows it. A value
 //! that already holds a token (a backend or Keccak implementation constructed before the cap was
@@ -56,20 +60,57 @@ const COMPILED_CAP: Isa = if cfg!(saber_isa = "portable") {
     Isa::Avx512
 };
 
-/// The current cap, an [`Isa`] as `u8`. Relaxed ordering suffices: it is an independent flag that
-/// no other memory depends on.
-static CAP: AtomicU8 = AtomicU8::new(COMPILED_CAP as u8);
+/// Whether `SABER_ISA_CAP` is read (module docs).
+const READS_ENVIRONMENT: bool = cfg!(all(feature = "std", feature = "hazmat"));
 
-/// Caps the instruction-set level every later detection reports at `level` (never above the
-/// compile-time cap); `Isa::Avx512` lifts a run-time cap. For tests and benchmarks that run
-/// every path on one machine: values constructed before the call keep their path.
-#[cfg(any(test, feature = "hazmat"))]
-pub fn cap_isa(level: Isa) {
-    CAP.store(level.min(COMPILED_CAP) as u8, Ordering::Relaxed);
+/// The value of [`CAP`] before the environment was read.
+const UNREAD: u8 = u8::MAX;
+
+/// The current cap, an [`Isa`] as `u8` (or [`UNREAD`]). Relaxed ordering suffices: it is an
+/// independent flag that no other memory depends on.
+static CAP: AtomicU8 = AtomicU8::new(if READS_ENVIRONMENT {
+    UNREAD
+} else {
+    COMPILED_CAP as u8
+});
+
+/// The bound of the cap: the compile-time cap, lowered by `SABER_ISA_CAP` where it is read.
+fn bound() -> Isa {
+    #[cfg(all(feature = "std", feature = "hazmat"))]
+    {
+        extern crate std;
+        let from_environment = match std::env::var("SABER_ISA_CAP").as_deref() {
+            Ok("portable") => Isa::Portable,
+            Ok("avx2") => Isa::Avx2,
+            _ => Isa::Avx512,
+        };
+        COMPILED_CAP.min(from_environment)
+    }
+    #[cfg(not(all(feature = "std", feature = "hazmat")))]
+    COMPILED_CAP
 }
 
-/// The current cap ([`cap_isa`], `saber_isa`).
+/// Caps the instruction-set level every later detection reports at `level` (never above the
+/// compile-time cap and `SABER_ISA_CAP`); `Isa::Avx512` lifts a run-time cap. For tests and
+/// benchmarks that run every path on one machine: values constructed before the call keep their
+/// path.
+#[cfg(any(test, feature = "hazmat"))]
+pub fn cap_isa(level: Isa) {
+    CAP.store(level.min(bound()) as u8, Ordering::Relaxed);
+}
+
+/// The current cap ([`cap_isa`], `saber_isa`, `SABER_ISA_CAP`).
 pub fn isa_cap() -> Isa {
+    match CAP.load(Ordering::Relaxed) {
+        UNREAD => first_cap(),
+        cap => Isa::from_u8(cap),
+    }
+}
+
+/// The cap at the first detection: the bound, unless a [`cap_isa`] call came first.
+#[cold]
+fn first_cap() -> Isa {
+    let _ = CAP.compare_exchange(UNREAD, bound() as u8, Ordering::Relaxed, Ordering::Relaxed);
     Isa::from_u8(CAP.load(Ordering::Relaxed))
 }
 

@@ -117,6 +117,7 @@ pub mod keccak {
 
 /// The x86 instruction-set cap: the crate uses at most this level (AVX-512 → AVX2 → portable)
 /// on a machine that has more, for tests and benchmarks (also `--cfg saber_isa="avx2"` or
-/// `"portable"` at build time). Backends built before a cap keep their path.
+/// `"portable"` at build time, or `SABER_ISA_CAP=avx2` or `portable` in the environment with the
+/// `std` feature). Backends built before a cap keep their path.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub use crate::cpu::{Isa, cap_isa, isa_cap};

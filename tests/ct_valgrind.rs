@@ -26,7 +26,9 @@
 //! the release disassembly for them, and clippy denies integer division in the crate.
 //!
 //! This is a `harness = false` test. Without arguments it is the driver: it re-runs itself
-//! under `valgrind` once per case (`--child CASE`) and checks each verdict. If valgrind is
+//! under `valgrind` (`--child CASE…`, a dozen positive cases per process, each negative control
+//! alone, as many processes at a time as the machine has cores) and checks each verdict (a
+//! group that fails is re-run one case at a time, to name the case). If valgrind is
 //! missing it says so and passes, unless `SABER_CT_REQUIRE_VALGRIND=1` (set by `.ci/ct.sh`).
 //! The check is meaningful for release builds only: debug builds have overflow checks and debug
 //! assertions (never taken, but on secret-derived values) that memcheck reports, so there the
@@ -697,9 +699,67 @@ fn run_case(name: &str) {
     panic!("unknown case {name}");
 }
 
-/// Runs `case` under Valgrind and checks the verdict; returns an error description.
-fn check_under_valgrind(valgrind: &str, case: &Case) -> Result<(), String> {
+/// What a child prints before each of its cases.
+const CASE_MARKER: &str = "ct_valgrind case: ";
+
+/// Positive cases per Valgrind process: its start (about 2 s, reading the binary) costs more
+/// than a case, so cases share processes; a group that fails is re-run one case at a time, so
+/// that the verdicts still name the cases.
+const GROUP: usize = 12;
+
+/// Runs `cases` under Valgrind, in groups of [`GROUP`] positive cases (each negative control in
+/// a process of its own) on `workers` processes at a time; the verdicts, in the order of
+/// `cases`.
+fn check_all_under_valgrind(
+    valgrind: &str,
+    cases: &[Case],
+    workers: usize,
+) -> Vec<Result<(), String>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (at, case) in cases.iter().enumerate() {
+        match groups.last_mut() {
+            Some(group)
+                if case.expect_report.is_none()
+                    && group.len() < GROUP
+                    && cases[group[0]].expect_report.is_none() =>
+            {
+                group.push(at)
+            }
+            _ => groups.push(vec![at]),
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let verdicts = std::sync::Mutex::new(vec![Ok(()); cases.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(group) =
+                    groups.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    let members: Vec<&Case> = group.iter().map(|&at| &cases[at]).collect();
+                    let mut results = vec![check_under_valgrind(valgrind, &members)];
+                    if results[0].is_err() && members.len() > 1 {
+                        results = members
+                            .iter()
+                            .map(|&case| check_under_valgrind(valgrind, &[case]))
+                            .collect();
+                    }
+                    let mut verdicts = verdicts.lock().unwrap();
+                    for (i, &at) in group.iter().enumerate() {
+                        verdicts[at] = results[i.min(results.len() - 1)].clone();
+                    }
+                }
+            });
+        }
+    });
+    verdicts.into_inner().unwrap()
+}
+
+/// Runs `cases` (positive ones, or one negative control) in one process under Valgrind and
+/// checks the verdict; returns an error description.
+fn check_under_valgrind(valgrind: &str, cases: &[&Case]) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let names = cases.iter().map(|case| case.name.as_str());
     let output = Command::new(valgrind)
         .args([
             "-q",
@@ -709,12 +769,25 @@ fn check_under_valgrind(valgrind: &str, case: &Case) -> Result<(), String> {
             "--num-callers=40",
         ])
         .arg(exe)
-        .args(["--child", &case.name])
+        .arg("--child")
+        .args(names)
         .output()
         .map_err(|e| format!("cannot start {valgrind}: {e}"))?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     let code = output.status.code();
-    match case.expect_report {
+    let ran = stderr.matches(CASE_MARKER).count();
+    if ran != cases.len() {
+        return Err(format!(
+            "{ran} of {} cases started, exit {code:?}:\n{stderr}",
+            cases.len()
+        ));
+    }
+    let stderr = stderr
+        .lines()
+        .filter(|line| !line.starts_with(CASE_MARKER))
+        .collect::<Vec<_>>()
+        .join("\n");
+    match cases[0].expect_report {
         None if code == Some(0) && !stderr.contains("==") => Ok(()),
         None => Err(format!("exit {code:?}, memcheck said:\n{stderr}")),
         Some(report) if code == Some(99) && stderr.contains(report) => Ok(()),
@@ -730,10 +803,14 @@ fn main() -> ExitCode {
         println!("ct_valgrind: test");
         return ExitCode::SUCCESS;
     }
-    if let [flag, name] = args.as_slice()
+    if let [flag, names @ ..] = args.as_slice()
         && flag == "--child"
     {
-        run_case(name);
+        for name in names {
+            // The marker before each case: a memcheck report belongs to the case above it.
+            eprintln!("{CASE_MARKER}{name}");
+            run_case(name);
+        }
         return ExitCode::SUCCESS;
     }
     if let [flag] = args.as_slice()
@@ -797,13 +874,20 @@ fn main() -> ExitCode {
     // memcheck reports them. There only the negative controls run under Valgrind.
     let release = !cfg!(debug_assertions);
     let (mut passed, mut failed) = (0, 0);
-    for case in &selected {
-        if !release && case.expect_report.is_none() {
+    if !release {
+        for case in selected.iter().filter(|c| c.expect_report.is_none()) {
             run_case(&case.name);
             println!("native {} (debug build: not checked)", case.name);
-            continue;
         }
-        match check_under_valgrind(&valgrind, case) {
+    }
+    let checked: Vec<Case> = selected
+        .into_iter()
+        .filter(|c| release || c.expect_report.is_some())
+        .collect();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let verdicts = check_all_under_valgrind(&valgrind, &checked, workers);
+    for (case, verdict) in checked.iter().zip(verdicts) {
+        match verdict {
             Ok(()) => {
                 passed += 1;
                 println!("ok   {}", case.name);

@@ -68,16 +68,26 @@ impl Multi {
     /// permutations of the longest job; `c`: what one permutation of all lanes costs in
     /// single-state ones), one at a time the sum of the jobs' permutations. Decided on the first
     /// [`JOBS_WEIGHED`] jobs (more always share lanes) from their public lengths alone.
+    #[inline]
     pub fn run_or_one_at_a_time<'a>(
         self,
         single: super::Single,
         jobs: impl IntoIterator<Item = Job<'a>>,
     ) {
+        self.run_or_one_at_a_time_jobs(single, &mut jobs.into_iter());
+    }
+
+    /// [`Multi::run_or_one_at_a_time`] on jobs behind a `dyn Iterator` (see
+    /// [`Multi::run_jobs`]).
+    fn run_or_one_at_a_time_jobs<'a>(
+        self,
+        single: super::Single,
+        jobs: &mut dyn Iterator<Item = Job<'a>>,
+    ) {
         let Some((times, per)) = self.lane_cost() else {
             // At single cost: lanes always pay.
-            return self.run(jobs);
+            return self.run_jobs(jobs);
         };
-        let mut jobs = jobs.into_iter();
         let mut first: [Option<Job<'a>>; JOBS_WEIGHED] = [const { None }; JOBS_WEIGHED];
         for slot in first.iter_mut() {
             *slot = jobs.next();
@@ -86,7 +96,7 @@ impl Multi {
         if first[JOBS_WEIGHED - 1].is_none() && !lanes_pay((times, per), weighed) {
             first.into_iter().flatten().for_each(|job| single.run(job));
         } else {
-            self.run(first.into_iter().flatten().chain(jobs));
+            self.run_jobs(&mut first.into_iter().flatten().chain(jobs));
         }
     }
 
@@ -144,11 +154,20 @@ impl Multi {
 
     /// Runs every job on the lanes; on return each output holds its hash. The schedule depends
     /// only on the jobs' (public) lengths.
+    #[cfg(any(test, feature = "hazmat"))]
+    #[inline]
     pub fn run<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
+        self.run_jobs(&mut jobs.into_iter());
+    }
+
+    /// [`Multi::run`] on jobs behind a `dyn Iterator`: the runner is compiled once, not once per
+    /// caller's iterator type (the callers are generic over the parameter set and the backend,
+    /// and their iterators with them: one copy per type made the test binaries 40 % larger).
+    fn run_jobs<'a>(self, jobs: &mut dyn Iterator<Item = Job<'a>>) {
         match self.0 {
-            Ways::X4(keccak) => run_on::<X4, _>(keccak, jobs.into_iter()),
+            Ways::X4(keccak) => run_on::<X4, _>(keccak, jobs),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Ways::X8(keccak) => run_on::<8, _>(keccak, jobs.into_iter()),
+            Ways::X8(keccak) => run_on::<8, _>(keccak, jobs),
         }
     }
 
@@ -198,7 +217,7 @@ fn lanes_pay((times, per): (usize, usize), permutations: impl Iterator<Item = us
 #[inline(never)]
 fn run_on<'a, const W: usize, K: Permutation<W>>(
     keccak: K,
-    mut jobs: impl Iterator<Item = Job<'a>>,
+    jobs: &mut dyn Iterator<Item = Job<'a>>,
 ) {
     let mut state = MultiState::<W>::new();
     // Per lane: its job, its sponge and the output bytes written so far.
