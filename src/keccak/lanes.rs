@@ -77,26 +77,22 @@ impl Multi {
         self.run_or_one_at_a_time_jobs(single, &mut jobs.into_iter());
     }
 
-    /// [`Multi::run_or_one_at_a_time`] on jobs behind a `dyn Iterator` (see
-    /// [`Multi::run_jobs`]).
-    fn run_or_one_at_a_time_jobs<'a>(
-        self,
-        single: super::Single,
-        jobs: &mut dyn Iterator<Item = Job<'a>>,
-    ) {
+    /// [`Multi::run_or_one_at_a_time`] on jobs behind `dyn` [`Jobs`].
+    fn run_or_one_at_a_time_jobs<'a>(self, single: super::Single, jobs: &mut dyn Jobs<'a>) {
         let Some((times, per)) = self.lane_cost() else {
             // At single cost: lanes always pay.
             return self.run_jobs(jobs);
         };
         let mut first: [Option<Job<'a>>; JOBS_WEIGHED] = [const { None }; JOBS_WEIGHED];
         for slot in first.iter_mut() {
-            *slot = jobs.next();
+            *slot = jobs.next_job();
         }
         let weighed = first.iter().flatten().map(Job::permutations);
         if first[JOBS_WEIGHED - 1].is_none() && !lanes_pay((times, per), weighed) {
             first.into_iter().flatten().for_each(|job| single.run(job));
         } else {
-            self.run_jobs(&mut first.into_iter().flatten().chain(jobs));
+            let rest = core::iter::from_fn(|| jobs.next_job());
+            self.run_jobs(&mut first.into_iter().flatten().chain(rest));
         }
     }
 
@@ -160,10 +156,8 @@ impl Multi {
         self.run_jobs(&mut jobs.into_iter());
     }
 
-    /// [`Multi::run`] on jobs behind a `dyn Iterator`: the runner is compiled once, not once per
-    /// caller's iterator type (the callers are generic over the parameter set and the backend,
-    /// and their iterators with them: one copy per type made the test binaries 40 % larger).
-    fn run_jobs<'a>(self, jobs: &mut dyn Iterator<Item = Job<'a>>) {
+    /// [`Multi::run`] on jobs behind `dyn` [`Jobs`].
+    fn run_jobs<'a>(self, jobs: &mut dyn Jobs<'a>) {
         match self.0 {
             Ways::X4(keccak) => run_on::<X4, _>(keccak, jobs),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -200,6 +194,22 @@ impl Multi {
     }
 }
 
+/// The jobs of one run, taken one at a time through `dyn`: the runner is then compiled once, not
+/// once per caller's iterator type (the callers are generic over the parameter set and the
+/// backend, and so are their iterators; a copy per type was a third of the test binaries' code).
+/// One method, not `dyn Iterator`, whose vtable would instantiate `nth`, `advance_by` and
+/// `size_hint` per type as well.
+trait Jobs<'a> {
+    fn next_job(&mut self) -> Option<Job<'a>>;
+}
+
+impl<'a, I: Iterator<Item = Job<'a>>> Jobs<'a> for I {
+    #[inline]
+    fn next_job(&mut self) -> Option<Job<'a>> {
+        self.next()
+    }
+}
+
 /// How many jobs [`Multi::run_or_one_at_a_time`] weighs (one operation has at most three lane
 /// jobs; a batch's group more).
 const JOBS_WEIGHED: usize = 8;
@@ -215,17 +225,14 @@ fn lanes_pay((times, per): (usize, usize), permutations: impl Iterator<Item = us
 /// Not inlined: the lane states (800 bytes and more) live only in this call, never in the frame
 /// of [`Multi::run`]'s callers, which also run one-state hashes below them (low-memory mode).
 #[inline(never)]
-fn run_on<'a, const W: usize, K: Permutation<W>>(
-    keccak: K,
-    jobs: &mut dyn Iterator<Item = Job<'a>>,
-) {
+fn run_on<'a, const W: usize, K: Permutation<W>>(keccak: K, jobs: &mut dyn Jobs<'a>) {
     let mut state = MultiState::<W>::new();
     // Per lane: its job, its sponge and the output bytes written so far.
     let mut lanes: [Option<(Job<'a>, Sponge, usize)>; W] = [const { None }; W];
     loop {
         for (lane, slot) in lanes.iter_mut().enumerate() {
             if slot.is_none()
-                && let Some(job) = jobs.next()
+                && let Some(job) = jobs.next_job()
             {
                 state.clear(lane);
                 let sponge = Sponge::new(job.function);
