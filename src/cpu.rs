@@ -60,19 +60,13 @@ const COMPILED_CAP: Isa = if cfg!(saber_isa = "portable") {
     Isa::Avx512
 };
 
-/// Whether `SABER_ISA_CAP` is read (module docs).
-const READS_ENVIRONMENT: bool = cfg!(all(feature = "std", feature = "hazmat"));
-
-/// The value of [`CAP`] before the environment was read.
+/// The value of [`CAP`] before the first detection.
 const UNREAD: u8 = u8::MAX;
 
-/// The current cap, an [`Isa`] as `u8` (or [`UNREAD`]). Relaxed ordering suffices: it is an
-/// independent flag that no other memory depends on.
-static CAP: AtomicU8 = AtomicU8::new(if READS_ENVIRONMENT {
-    UNREAD
-} else {
-    COMPILED_CAP as u8
-});
+/// The current cap, an [`Isa`] as `u8` (or [`UNREAD`]: set to [`bound`] at the first
+/// detection). Relaxed ordering suffices: it is an independent flag that no other memory depends
+/// on.
+static CAP: AtomicU8 = AtomicU8::new(UNREAD);
 
 /// The bound of the cap: the compile-time cap, lowered by `SABER_ISA_CAP` where it is read.
 fn bound() -> Isa {
