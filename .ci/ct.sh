@@ -13,7 +13,7 @@
 #    portable ones; negative controls), native level only: it picks every path explicitly.
 #    `cargo test --release` runs it too, so `.ci/run` does not run it here.
 # `.ci/ct.sh [native|portable|dudect|all]` (default all). Installs valgrind if missing.
-# Typical time on 2 cores after the build: native ~40 s, portable ~20 s, dudect ~30 s.
+# Typical time on 2 cores after the build: native ~40 s, portable ~20 s, dudect ~5 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/levels.sh

@@ -37,7 +37,7 @@
 //!   control not flagged is measured once more and must be flagged then.
 //! - Measurements: `SABER_DUDECT_MEASUREMENTS` per pass and target (default 40 000; two passes
 //!   per NTT target, one per Keccak target), each target also stopping after `TIME_CAP` per
-//!   pass. About 20 s in all on this 2-core machine (release build).
+//!   pass. About 5 s in all on this 2-core machine (release build).
 //! - Negative controls, which must be flagged: the scalar NTT product with an early return for
 //!   an all-zero secret (a gross leak), and the same product with one secret-dependent branch
 //!   that adds a little work (its size, about 8 % of the operation here, is printed: a 1 % one
