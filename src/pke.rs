@@ -277,17 +277,21 @@ pub(crate) trait SecretSource {
         prepare_from(backend, slot, |s| self.get(i, s));
     }
 
-    /// Calls `f` with secret polynomial `i` prepared for this use only: a value of this call,
-    /// wiped after `f`.
+    /// Calls `f` with secret polynomial `i` prepared for this use only, in a slot of this call
+    /// ([`PolyMul::prepare_in`]: built in place; a value returned by [`PolyMul::prepare`] was
+    /// copied into the caller's frame), wiped after `f`.
     fn with_prepared<B: PolyMul>(
         &self,
         backend: &mut B,
         i: usize,
         f: impl FnOnce(&mut B, &B::Prepared),
     ) {
-        let mut prepared = prepared_from(backend, |s| self.get(i, s));
-        f(backend, &prepared);
-        prepared.zeroize();
+        let mut slot = None;
+        self.prepare_in(backend, i, &mut slot);
+        if let Some(prepared) = &slot {
+            f(backend, prepared);
+        }
+        wipe_slot(&mut slot);
     }
 }
 
@@ -518,8 +522,9 @@ fn prepare_from<B: PolyMul>(
     backend.prepare_in(&s, slot);
 }
 
-/// The secret that `secret` writes, prepared ([`PolyMul::prepare`]: built where the caller keeps
-/// it, not moved); the widened polynomial lives only in this frame.
+/// The secret that `secret` writes, prepared as a value ([`PolyMul::prepare`]; for the expanded
+/// keys' caches: a secret prepared per use goes to a slot, [`PolyMul::prepare_in`]); the widened
+/// polynomial lives only in this frame.
 #[inline(never)]
 fn prepared_from<B: PolyMul>(backend: &mut B, secret: impl FnOnce(&mut SecretPoly)) -> B::Prepared {
     let mut s = SecretPoly::ZERO;

@@ -112,14 +112,17 @@ pub(crate) fn packed_secret(s: &SecretPoly) -> PackedSecret {
     out
 }
 
-/// [`PolyMul::prepare`] of `s` widened, the widened polynomial in this frame only (not inlined:
-/// off the frames that hold the products' operands; the prepared value is built where the caller
-/// keeps it).
+/// [`PolyMul::prepare_in`] of `s` widened, into the caller's `slot` (built in place), the widened
+/// polynomial in this frame only (not inlined: off the frames that hold the products' operands).
 #[inline(never)]
-fn prepare_widened<B: PolyMul + ?Sized>(backend: &mut B, s: &PackedSecret) -> B::Prepared {
+fn prepare_widened_in<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    s: &PackedSecret,
+    slot: &mut Option<B::Prepared>,
+) {
     let mut wide = SecretPoly::ZERO;
     unpack_secret(s, &mut wide);
-    backend.prepare(&wide)
+    backend.prepare_in(&wide, slot);
 }
 
 /// [`PolyMul::mul_acc`] of the polynomial that `public` writes in pieces, gathered in this frame
@@ -232,8 +235,9 @@ pub trait PolyMul {
     }
 
     /// Prepares `s` into `slot`: in place ([`prepare_into`](Self::prepare_into)) when the slot
-    /// holds a prepared secret already, else a new one built in it. The default builds a new one
-    /// with [`prepare`](Self::prepare); backends with a large domain build it in the slot.
+    /// holds a prepared secret already, else a new one built in it. The default moves in a value
+    /// of [`prepare`](Self::prepare), which the compiler copies; the microcontroller backends
+    /// build it in the slot (a secret prepared per use costs no copy).
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<Self::Prepared>) {
         match slot {
             Some(prepared) => self.prepare_into(s, prepared),
@@ -245,9 +249,12 @@ pub trait PolyMul {
     /// widens and prepares it into a value of this call, wiped after `f`; a backend whose
     /// prepared form is the packed secret itself hands it over as it is, so that no copy is held.
     fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Self::Prepared)) {
-        let mut prepared = prepare_widened(self, s);
-        f(self, &prepared);
-        prepared.zeroize();
+        let mut slot = None;
+        prepare_widened_in(self, s, &mut slot);
+        if let Some(prepared) = &mut slot {
+            f(self, prepared);
+            prepared.zeroize();
+        }
     }
 
     /// Sets `acc` back to zero in place (the value of [`accumulator`](Self::accumulator)).

@@ -38,6 +38,14 @@ macro_rules! plain_domain_polymul {
                 out.coeffs = s.coeffs;
             }
 
+            fn prepare_in(
+                &mut self,
+                s: &$crate::poly::SecretPoly,
+                slot: &mut Option<$crate::poly::SecretPoly>,
+            ) {
+                slot.get_or_insert($crate::poly::SecretPoly::ZERO).coeffs = s.coeffs;
+            }
+
             plain_domain_polymul!(@common $name, $mul_acc, $crate::poly::SecretPoly);
         }
     };
@@ -55,6 +63,14 @@ macro_rules! plain_domain_polymul {
                 out: &mut $crate::polymul::PackedSecret,
             ) {
                 $crate::polymul::pack_secret(s, out);
+            }
+
+            fn prepare_in(
+                &mut self,
+                s: &$crate::poly::SecretPoly,
+                slot: &mut Option<$crate::polymul::PackedSecret>,
+            ) {
+                $crate::polymul::pack_secret(s, slot.get_or_insert([0; $crate::polymul::N >> 1]));
             }
 
             fn with_packed(

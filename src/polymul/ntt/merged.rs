@@ -510,6 +510,10 @@ macro_rules! merged_backends {
                 pack_secret(s, out);
             }
 
+            fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<Nibbles>) {
+                pack_secret(s, slot.get_or_insert([0; N >> 1]));
+            }
+
             fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Nibbles)) {
                 f(self, s)
             }
