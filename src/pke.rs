@@ -9,8 +9,9 @@
 //! from a [`MatrixSource`] (A streamed from the XOF or read squeezed in advance; b and b' unpacked
 //! from their bytes) or are already in the backend's domain (the expanded keys' caches). The
 //! secrets ([`SecretOperands`]) are prepared once for all their uses, prepared again at each use,
-//! or were prepared when a key was expanded. Nothing prepared is moved: each secret is prepared
-//! in its slot ([`PolyMul::prepare_in`]), and each sum is finished in place
+//! or were prepared when a key was expanded. Nothing prepared is copied: each secret is prepared
+//! in its slot ([`PolyMul::prepare_in`]; for one use, as a value where the backend returns one
+//! in place, [`PolyMul::PREPARES_IN_SLOT`]), and each sum is finished in place
 //! ([`PolyMul::finish_into`], which leaves it wiped).
 //!
 //! # Memory plans
@@ -52,7 +53,10 @@ use crate::hash::{Hasher, Job, Sha2AesEngines};
 use crate::params::sizes::{self, POLY_P_BYTES};
 use crate::params::{ByteArray, EP, SEED_BYTES, Variant};
 use crate::poly::{N, Poly, SecretPoly};
-use crate::polymul::{PolyMul, PolyMulPublic, pack_secret, unpack_secret};
+use crate::polymul::{
+    PolyMul, PolyMulPublic, pack_secret, prepare_in_from, prepared_from, unpack_secret,
+    with_prepared_for_use,
+};
 use crate::sampling::{
     InAdvance, MatrixSource, PolyStream, Squeezed, gen_secret, gen_secret_with,
     with_streamed_matrix,
@@ -274,24 +278,17 @@ pub(crate) trait SecretSource {
     /// Prepares secret polynomial `i` into `slot` ([`PolyMul::prepare_in`]); the widened
     /// polynomial, if any, lives only in a frame of its own.
     fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
-        prepare_from(backend, slot, |s| self.get(i, s));
+        prepare_in_from(backend, slot, |s| self.get(i, s));
     }
 
-    /// Calls `f` with secret polynomial `i` prepared for this use only, in a slot of this call
-    /// ([`PolyMul::prepare_in`]: built in place; a value returned by [`PolyMul::prepare`] was
-    /// copied into the caller's frame), wiped after `f`.
+    /// Calls `f` with secret polynomial `i` prepared for this use only, wiped after `f`.
     fn with_prepared<B: PolyMul>(
         &self,
         backend: &mut B,
         i: usize,
         f: impl FnOnce(&mut B, &B::Prepared),
     ) {
-        let mut slot = None;
-        self.prepare_in(backend, i, &mut slot);
-        if let Some(prepared) = &slot {
-            f(backend, prepared);
-        }
-        wipe_slot(&mut slot);
+        with_prepared_for_use(backend, |s| self.get(i, s), f);
     }
 }
 
@@ -508,29 +505,6 @@ pub(crate) fn packed_p(bytes: &[u8]) -> PolyStream<Squeezed<'_>> {
 }
 
 // --- The products -------------------------------------------------------------------------------
-
-/// Prepares the secret that `secret` writes into `slot` ([`PolyMul::prepare_in`]: in place
-/// when the slot holds one already); the widened polynomial lives only in this frame.
-#[inline(never)]
-fn prepare_from<B: PolyMul>(
-    backend: &mut B,
-    slot: &mut Option<B::Prepared>,
-    secret: impl FnOnce(&mut SecretPoly),
-) {
-    let mut s = SecretPoly::ZERO;
-    secret(&mut s);
-    backend.prepare_in(&s, slot);
-}
-
-/// The secret that `secret` writes, prepared as a value ([`PolyMul::prepare`]; for the expanded
-/// keys' caches: a secret prepared per use goes to a slot, [`PolyMul::prepare_in`]); the widened
-/// polynomial lives only in this frame.
-#[inline(never)]
-fn prepared_from<B: PolyMul>(backend: &mut B, secret: impl FnOnce(&mut SecretPoly)) -> B::Prepared {
-    let mut s = SecretPoly::ZERO;
-    secret(&mut s);
-    backend.prepare(&s)
-}
 
 /// `acc += a · s` for the public polynomial that `public` writes, held only in this frame.
 #[inline(never)]

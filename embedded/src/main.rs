@@ -16,7 +16,6 @@
 mod platform;
 mod suite;
 
-#[allow(unused_macros, unused_imports)]
 #[path = "../../tests/support/backends.rs"]
 mod backends;
 

@@ -112,17 +112,52 @@ pub(crate) fn packed_secret(s: &SecretPoly) -> PackedSecret {
     out
 }
 
-/// [`PolyMul::prepare_in`] of `s` widened, into the caller's `slot` (built in place), the widened
-/// polynomial in this frame only (not inlined: off the frames that hold the products' operands).
+/// Prepares the secret that `secret` writes into `slot` ([`PolyMul::prepare_in`]: in place when
+/// the slot holds one already); the widened polynomial lives only in this frame (not inlined: off
+/// the frames that hold the products' operands).
 #[inline(never)]
-fn prepare_widened_in<B: PolyMul + ?Sized>(
+pub(crate) fn prepare_in_from<B: PolyMul + ?Sized>(
     backend: &mut B,
-    s: &PackedSecret,
     slot: &mut Option<B::Prepared>,
+    secret: impl FnOnce(&mut SecretPoly),
 ) {
-    let mut wide = SecretPoly::ZERO;
-    unpack_secret(s, &mut wide);
-    backend.prepare_in(&wide, slot);
+    let mut s = SecretPoly::ZERO;
+    secret(&mut s);
+    backend.prepare_in(&s, slot);
+}
+
+/// The secret that `secret` writes, prepared as a value ([`PolyMul::prepare`]); the widened
+/// polynomial lives only in this frame.
+#[inline(never)]
+pub(crate) fn prepared_from<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    secret: impl FnOnce(&mut SecretPoly),
+) -> B::Prepared {
+    let mut s = SecretPoly::ZERO;
+    secret(&mut s);
+    backend.prepare(&s)
+}
+
+/// Calls `f` with the secret that `secret` writes, prepared for this use only and wiped after
+/// `f`: built in a slot of this call where the backend builds one in place
+/// ([`PolyMul::PREPARES_IN_SLOT`]), else returned as a value.
+pub(crate) fn with_prepared_for_use<B: PolyMul + ?Sized>(
+    backend: &mut B,
+    secret: impl FnOnce(&mut SecretPoly),
+    f: impl FnOnce(&mut B, &B::Prepared),
+) {
+    if B::PREPARES_IN_SLOT {
+        let mut slot = None;
+        prepare_in_from(backend, &mut slot, secret);
+        if let Some(prepared) = &mut slot {
+            f(backend, prepared);
+            prepared.zeroize();
+        }
+    } else {
+        let mut prepared = prepared_from(backend, secret);
+        f(backend, &prepared);
+        prepared.zeroize();
+    }
 }
 
 /// [`PolyMul::mul_acc`] of the polynomial that `public` writes in pieces, gathered in this frame
@@ -201,6 +236,14 @@ pub trait PolyMul {
     /// buffer of their own (less stack); for the others gathering the pieces only costs time.
     const TAKES_PIECES: bool = false;
 
+    /// Whether [`prepare_in`](Self::prepare_in) builds a new prepared secret in its slot, so that
+    /// a secret prepared for one use is made there rather than returned by
+    /// [`prepare`](Self::prepare): true where the returned value is copied and the slot's fill
+    /// costs less (the microcontroller NTTs, the plain-domain backends); false where `prepare`
+    /// returns its value in place or the fill costs more than the copy (the x86 NTTs,
+    /// Toom-Cook). Chosen by measurement (`BENCHMARKS.md`).
+    const PREPARES_IN_SLOT: bool = false;
+
     /// Transforms a secret polynomial into the backend's domain.
     fn prepare(&mut self, s: &SecretPoly) -> Self::Prepared;
 
@@ -236,8 +279,8 @@ pub trait PolyMul {
 
     /// Prepares `s` into `slot`: in place ([`prepare_into`](Self::prepare_into)) when the slot
     /// holds a prepared secret already, else a new one built in it. The default moves in a value
-    /// of [`prepare`](Self::prepare), which the compiler copies; the microcontroller backends
-    /// build it in the slot (a secret prepared per use costs no copy).
+    /// of [`prepare`](Self::prepare); backends with [`PREPARES_IN_SLOT`](Self::PREPARES_IN_SLOT)
+    /// build it in the slot.
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<Self::Prepared>) {
         match slot {
             Some(prepared) => self.prepare_into(s, prepared),
@@ -246,15 +289,10 @@ pub trait PolyMul {
     }
 
     /// Calls `f` with a secret given as a [`PackedSecret`] in the backend's domain. The default
-    /// widens and prepares it into a value of this call, wiped after `f`; a backend whose
+    /// widens and prepares it for this use only, wiped after `f`; a backend whose
     /// prepared form is the packed secret itself hands it over as it is, so that no copy is held.
     fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Self::Prepared)) {
-        let mut slot = None;
-        prepare_widened_in(self, s, &mut slot);
-        if let Some(prepared) = &mut slot {
-            f(self, prepared);
-            prepared.zeroize();
-        }
+        with_prepared_for_use(self, |wide| unpack_secret(s, wide), f);
     }
 
     /// Sets `acc` back to zero in place (the value of [`accumulator`](Self::accumulator)).

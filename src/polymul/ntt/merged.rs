@@ -435,6 +435,7 @@ macro_rules! merged_backends {
         impl PolyMul for $merged {
             type Prepared = MergedPrepared;
             type Accumulator = MergedAccumulator;
+            const PREPARES_IN_SLOT: bool = true;
 
             fn prepare(&mut self, s: &SecretPoly) -> MergedPrepared {
                 let mut out = MergedPrepared {
@@ -501,6 +502,7 @@ macro_rules! merged_backends {
             type Prepared = Nibbles;
             type Accumulator = Poly;
             const TAKES_PIECES: bool = true;
+            const PREPARES_IN_SLOT: bool = true;
 
             fn prepare(&mut self, s: &SecretPoly) -> Nibbles {
                 packed_secret(s)
