@@ -32,7 +32,7 @@
 //! # The workers are the application's
 //!
 //! The crate starts no threads and no cores: [`Workers::join`] is the application's, and
-//! [`ScopedThreads`] (feature `std`) is the implementation on two threads of a
+//! `ScopedThreads` (feature `std`) is the implementation on two threads of a
 //! `std::thread::scope`. `docs/esp32.md` shows how esp-hal's start of the second core plugs in.
 //!
 //! ```

@@ -67,7 +67,7 @@ impl Multi {
     /// at a time on `single`: lanes cost `longest × c` single-state permutations (`longest`: the
     /// permutations of the longest job; `c`: what one permutation of all lanes costs in
     /// single-state ones), one at a time the sum of the jobs' permutations. Decided on the first
-    /// [`JOBS_WEIGHED`] jobs (more always share lanes) from their public lengths alone.
+    /// `JOBS_WEIGHED` (8) jobs (more always share lanes) from their public lengths alone.
     #[inline]
     pub fn run_or_one_at_a_time<'a>(
         self,
