@@ -601,13 +601,19 @@ pub fn centred_binomial(bytes: &[u8], mu: u32, out: &mut [i8]) {
 }
 
 /// β_MU with an AVX2 path for most of the coefficients where the CPU has it
-/// (`sampling/avx2.rs`), [`binomial_words`] for the rest.
+/// (`sampling/avx2.rs`), [`binomial_words`] for the rest; [`binomial_words32`] on 32-bit
+/// targets, where every 64-bit operation is two or more.
 fn binomial_fast<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     let done = avx2::binomial::<MU>(bytes, out);
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     let done = 0;
-    binomial_words::<MU>(&bytes[(done * MU) >> 3..], &mut out[done..]);
+    let (bytes, out) = (&bytes[(done * MU) >> 3..], &mut out[done..]);
+    if cfg!(target_pointer_width = "32") {
+        binomial_words32::<MU>(bytes, out);
+    } else {
+        binomial_words::<MU>(bytes, out);
+    }
 }
 
 /// Sets the low `width` bits of every `period`-bit field of a 64-bit word.
@@ -667,6 +673,75 @@ fn binomial_words<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
             for (i, c) in coeffs.iter_mut().enumerate() {
                 *c = ((shifted >> (i * MU)) & field) as i8 - half as i8;
             }
+        }
+    }
+}
+
+/// Sets the low `width` bits of every whole `period`-bit field of a 32-bit word.
+const fn field_mask32(period: usize, width: usize) -> u32 {
+    let mut mask = 0u32;
+    let mut at = 0;
+    while at + period <= 32 {
+        mask |= ((1u32 << width) - 1) << at;
+        at += period;
+    }
+    mask
+}
+
+/// Steps 1 and 2 of [`binomial_words`] on a 32-bit word of whole μ-bit fields (its bits above the
+/// last field zero): every field becomes `low count + μ/2 − high count`, in `[0, μ]`.
+#[inline(always)]
+fn binomial_fields32<const MU: usize>(word: u32) -> u32 {
+    let half = MU >> 1;
+    let mut counts = word;
+    for k in 1..half {
+        counts -= (word >> k) & field_mask32(half, half - k);
+    }
+    let low_halves = field_mask32(MU, half);
+    (counts & low_halves) + field_mask32(MU, 1) * half as u32 - ((counts >> half) & low_halves)
+}
+
+/// β_MU as [`binomial_words`] does it, on 32-bit words: four fields per word for μ = 6 and 8
+/// (three and four bytes; for μ = 8 the fields are the bytes, centred at once); for μ = 10, ten bytes (eight coefficients) at a time, as three
+/// words: the low 30 bits of bytes 0–3 and of bytes 5–8 (three fields each), and the two fields
+/// that straddle bytes 3–4 and 8–9.
+fn binomial_words32<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
+    const { assert!(MU == 6 || MU == 8 || MU == 10) };
+    let half = MU as i8 >> 1;
+    let field = (1u32 << MU) - 1;
+    let le32 = |b: &[u8]| b.iter().rev().fold(0u32, |w, &x| (w << 8) | u32::from(x));
+    let put = |coeffs: &mut [i8], fields: u32| {
+        for (i, c) in coeffs.iter_mut().enumerate() {
+            *c = ((fields >> (i * MU)) & field) as i8 - half;
+        }
+    };
+    if MU == 10 {
+        for (coeffs, chunk) in out.chunks_exact_mut(8).zip(bytes.chunks_exact(10)) {
+            let (first, second) = (le32(&chunk[..4]), le32(&chunk[5..9]));
+            let low30 = (1u32 << 30) - 1;
+            let straddling = (first >> 30)
+                | (u32::from(chunk[4]) << 2)
+                | ((second >> 30) << 10)
+                | (u32::from(chunk[9]) << 12);
+            put(&mut coeffs[..3], binomial_fields32::<MU>(first & low30));
+            put(&mut coeffs[4..7], binomial_fields32::<MU>(second & low30));
+            let last = binomial_fields32::<MU>(straddling);
+            coeffs[3] = (last & field) as i8 - half;
+            coeffs[7] = ((last >> MU) & field) as i8 - half;
+        }
+    } else if MU == 8 {
+        // Step 3 of `binomial_words` for bytes: four subtractions in one.
+        let (high_bits, biases) = (0x8080_8080u32, 0x0404_0404u32);
+        for (coeffs, chunk) in out.chunks_exact_mut(4).zip(bytes.chunks_exact(4)) {
+            let fields = binomial_fields32::<MU>(le32(chunk));
+            let centred = ((fields | high_bits) - biases) ^ high_bits;
+            for (c, b) in coeffs.iter_mut().zip(centred.to_le_bytes()) {
+                *c = b as i8;
+            }
+        }
+    } else {
+        for (coeffs, chunk) in out.chunks_exact_mut(4).zip(bytes.chunks_exact(3)) {
+            put(coeffs, binomial_fields32::<MU>(le32(chunk)));
         }
     }
 }
@@ -736,6 +811,13 @@ mod tests {
                     _ => binomial_words::<10>(&bytes[..len], &mut words),
                 }
                 assert_eq!(words, slow, "mu {mu}, words");
+                let mut words32 = [0i8; N];
+                match mu {
+                    6 => binomial_words32::<6>(&bytes[..len], &mut words32),
+                    8 => binomial_words32::<8>(&bytes[..len], &mut words32),
+                    _ => binomial_words32::<10>(&bytes[..len], &mut words32),
+                }
+                assert_eq!(words32, slow, "mu {mu}, 32-bit words");
                 // Pieces of 16 · 2^k coefficients (the SIMD steps, their tails).
                 for log_pieces in 0..5 {
                     let (count, piece_bytes) = (N >> log_pieces, len >> log_pieces);
