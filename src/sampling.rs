@@ -702,9 +702,10 @@ fn binomial_fields32<const MU: usize>(word: u32) -> u32 {
 }
 
 /// β_MU as [`binomial_words`] does it, on 32-bit words: four fields per word for μ = 6 and 8
-/// (three and four bytes; for μ = 8 the fields are the bytes, centred at once); for μ = 10, ten bytes (eight coefficients) at a time, as three
-/// words: the low 30 bits of bytes 0–3 and of bytes 5–8 (three fields each), and the two fields
-/// that straddle bytes 3–4 and 8–9.
+/// (three and four bytes; for μ = 8 the fields are the bytes, centred at once); for μ = 10, ten
+/// bytes (eight coefficients) at a time, as three words: the low 30 bits of bytes 0–3 and of
+/// bytes 5–8 (three fields each), and the two fields that straddle bytes 3–4 and 8–9. The words
+/// stay in registers; the caller wipes the byte buffer.
 fn binomial_words32<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     const { assert!(MU == 6 || MU == 8 || MU == 10) };
     let half = MU as i8 >> 1;
