@@ -616,15 +616,20 @@ fn binomial_fast<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     }
 }
 
-/// Sets the low `width` bits of every `period`-bit field of a 64-bit word.
-const fn field_mask(period: usize, width: usize) -> u64 {
+/// Sets the low `width` bits of every whole `period`-bit field of a `word_bits`-bit word.
+const fn field_mask_in(word_bits: usize, period: usize, width: usize) -> u64 {
     let mut mask = 0u64;
     let mut at = 0;
-    while at + period <= 64 {
+    while at + period <= word_bits {
         mask |= ((1u64 << width) - 1) << at;
         at += period;
     }
     mask
+}
+
+/// [`field_mask_in`] of a 64-bit word.
+const fn field_mask(period: usize, width: usize) -> u64 {
+    field_mask_in(64, period, width)
 }
 
 /// β_MU on whole words: a word holds `8` coefficients (`4` for μ = 10, so that their `4μ` bits
@@ -677,15 +682,9 @@ fn binomial_words<const MU: usize>(bytes: &[u8], out: &mut [i8]) {
     }
 }
 
-/// Sets the low `width` bits of every whole `period`-bit field of a 32-bit word.
+/// [`field_mask_in`] of a 32-bit word.
 const fn field_mask32(period: usize, width: usize) -> u32 {
-    let mut mask = 0u32;
-    let mut at = 0;
-    while at + period <= 32 {
-        mask |= ((1u32 << width) - 1) << at;
-        at += period;
-    }
-    mask
+    field_mask_in(32, period, width) as u32
 }
 
 /// Steps 1 and 2 of [`binomial_words`] on a 32-bit word of whole μ-bit fields (its bits above the
