@@ -247,6 +247,12 @@ pub struct KroneckerPrepared {
     words: [u32; PREPARED_WORDS],
 }
 
+impl KroneckerPrepared {
+    const ZERO: Self = Self {
+        words: [0; PREPARED_WORDS],
+    };
+}
+
 /// Exact sums of the point products (coefficients of the seven 64×64 products), up to four
 /// products (bound in the module docs).
 #[derive(Clone, Zeroize)]
@@ -455,14 +461,15 @@ fn unpack_add(
     }
 }
 
-/// Toom-Cook-4 evaluation of one polynomial (as `i32` coefficients) at the seven points.
-fn evaluate(coeffs: &[i32; N]) -> [[i32; PIECE]; POINTS] {
+/// Toom-Cook-4 evaluation at the seven points of the polynomial whose coefficient k is
+/// `coeff(k)` (read where it is: no widened copy beside the evaluation).
+fn evaluate(coeff: impl Fn(usize) -> i32) -> [[i32; PIECE]; POINTS] {
     let mut out = [[0i32; PIECE]; POINTS];
     for j in 0..PIECE {
-        let c0 = coeffs[j];
-        let c1 = coeffs[PIECE + j];
-        let c2 = coeffs[2 * PIECE + j];
-        let c3 = coeffs[3 * PIECE + j];
+        let c0 = coeff(j);
+        let c1 = coeff(PIECE + j);
+        let c2 = coeff(2 * PIECE + j);
+        let c3 = coeff(3 * PIECE + j);
         let even = c0 + c2;
         let odd = c1 + c3;
         let even2 = c0 + 4 * c2;
@@ -543,26 +550,32 @@ impl<E: BigMul> PolyMul for Kronecker<E> {
     type Prepared = KroneckerPrepared;
     type Accumulator = KroneckerAccumulator;
 
+    /// Built in the slot (no prepared value beside the transform's buffers).
+    const PREPARES_IN_SLOT: bool = true;
+
     fn prepare(&mut self, s: &SecretPoly) -> KroneckerPrepared {
-        let mut coeffs = [0i32; N];
-        for (c, &x) in coeffs.iter_mut().zip(s.coeffs.iter()) {
-            *c = x as i32;
-        }
-        let mut evaluated = evaluate(&coeffs);
-        let mut prepared = KroneckerPrepared {
-            words: [0; PREPARED_WORDS],
-        };
+        let mut prepared = KroneckerPrepared::ZERO;
+        self.prepare_into(s, &mut prepared);
+        prepared
+    }
+
+    /// Every plan writes the same words, so a slot prepared before needs no clearing.
+    fn prepare_into(&mut self, s: &SecretPoly, out: &mut KroneckerPrepared) {
+        let mut evaluated = evaluate(|k| s.coeffs[k] as i32);
         for (plan, digits) in Self::PLAN.iter().zip(evaluated.iter()) {
             let n = plan.operand_words;
-            let operands = &mut prepared.words[plan.prepared_offset..];
+            let operands = &mut out.words[plan.prepared_offset..];
             pack(digits, plan.digit_bits, false, &mut operands[..n]);
             if plan.method == PointMethod::Ks2 {
                 pack(digits, plan.digit_bits, true, &mut operands[n..2 * n]);
             }
         }
-        coeffs.zeroize();
         evaluated.zeroize();
-        prepared
+    }
+
+    fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<KroneckerPrepared>) {
+        let prepared = slot.get_or_insert(KroneckerPrepared::ZERO);
+        self.prepare_into(s, prepared);
     }
 
     fn accumulator(&mut self) -> KroneckerAccumulator {
@@ -572,11 +585,7 @@ impl<E: BigMul> PolyMul for Kronecker<E> {
     }
 
     fn mul_acc(&mut self, acc: &mut KroneckerAccumulator, a: &Poly, s: &KroneckerPrepared) {
-        let mut coeffs = [0i32; N];
-        for (c, &x) in coeffs.iter_mut().zip(a.coeffs.iter()) {
-            *c = centred(x);
-        }
-        let mut evaluated = evaluate(&coeffs);
+        let mut evaluated = evaluate(|k| centred(a.coeffs[k]));
         let mut scratch = Scratch {
             operand: [0; MAX_WORDS],
             product: [0; 2 * MAX_WORDS],
@@ -586,7 +595,6 @@ impl<E: BigMul> PolyMul for Kronecker<E> {
             self.point_product(p, f, &s.words, sums, &mut scratch);
         }
         scratch.zeroize();
-        coeffs.zeroize();
         evaluated.zeroize();
     }
 

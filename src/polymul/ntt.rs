@@ -125,6 +125,12 @@ pub struct NttPrepared {
     columns: [i32; 4 * N],
 }
 
+impl NttPrepared {
+    const ZERO: Self = Self {
+        columns: [0; 4 * N],
+    };
+}
+
 // Through a slice: `zeroize` wipes slices with one bulk fill and an optimisation barrier, arrays
 // one volatile store per element (1,024 stores here, a measurable share of `prepare`).
 impl Zeroize for NttPrepared {
@@ -189,13 +195,21 @@ pub struct NttScalar;
 impl PolyMul for NttScalar {
     type Prepared = NttPrepared;
     type Accumulator = NttAccumulator;
+    /// Built in the slot: a value returned from `prepare` is a 4 KiB copy beside the first.
+    const PREPARES_IN_SLOT: bool = true;
 
     fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
-        let mut out = NttPrepared {
-            columns: [0; 4 * N],
-        };
-        scalar::prepare::<Layers6>(s, &mut out.columns);
+        let mut out = NttPrepared::ZERO;
+        self.prepare_into(s, &mut out);
         out
+    }
+
+    fn prepare_into(&mut self, s: &SecretPoly, out: &mut NttPrepared) {
+        scalar::prepare::<Layers6>(s, &mut out.columns);
+    }
+
+    fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<NttPrepared>) {
+        self.prepare_into(s, slot.get_or_insert(NttPrepared::ZERO));
     }
 
     fn accumulator(&mut self) -> NttAccumulator {
@@ -427,9 +441,20 @@ macro_rules! dispatch {
 impl PolyMul for Ntt {
     type Prepared = NttPrepared;
     type Accumulator = NttAccumulator;
+    /// Off x86 the scalar path is the only one, and it builds in its slot; the x86 paths return
+    /// their value in place, where a slot costs more (`BENCHMARKS.md`).
+    const PREPARES_IN_SLOT: bool = !cfg!(any(target_arch = "x86", target_arch = "x86_64"));
 
     fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
         dispatch!(self, |backend| backend.prepare(s))
+    }
+
+    fn prepare_into(&mut self, s: &SecretPoly, out: &mut NttPrepared) {
+        dispatch!(self, |backend| backend.prepare_into(s, out))
+    }
+
+    fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<NttPrepared>) {
+        dispatch!(self, |backend| backend.prepare_in(s, slot))
     }
 
     fn accumulator(&mut self) -> NttAccumulator {

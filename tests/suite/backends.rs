@@ -5,7 +5,7 @@ use crate::support;
 
 use proptest::prelude::*;
 use saber_kem::polymul::{N, Poly, Q_MASK, SECRET_BOUND, SecretPoly};
-use saber_kem::polymul::{PolyMul, Schoolbook};
+use saber_kem::polymul::{PackedSecret, PolyMul, Schoolbook};
 
 fn poly_strategy() -> impl Strategy<Value = Poly> {
     prop_oneof![
@@ -60,6 +60,65 @@ fn check_sum<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
     );
 }
 
+/// A secret prepared in a slot that held another one ([`PolyMul::prepare_in`] over a prepared
+/// value: backends that build in place must leave nothing of the old one) multiplies as a fresh
+/// one, and as the oracle.
+fn check_prepared_over_another<B: PolyMul>(
+    mut backend: B,
+    a: &Poly,
+    s: &SecretPoly,
+    old: &SecretPoly,
+) {
+    let mut slot = None;
+    backend.prepare_in(old, &mut slot);
+    backend.prepare_in(s, &mut slot);
+    let Some(in_place) = slot else {
+        panic!("prepare_in left the slot empty");
+    };
+    let fresh = backend.prepare(s);
+    let mut product = |prepared: &B::Prepared| {
+        let mut acc = backend.accumulator();
+        backend.mul_acc(&mut acc, a, prepared);
+        masked(&backend.finish(&acc))
+    };
+    let (got, want) = (product(&in_place), product(&fresh));
+    assert_eq!(got, want, "backend {}", backend.name());
+    let mut oracle = Schoolbook;
+    let mut acc = oracle.accumulator();
+    let p = oracle.prepare(s);
+    oracle.mul_acc(&mut acc, a, &p);
+    assert_eq!(
+        got,
+        masked(&oracle.finish(&acc)),
+        "backend {}",
+        backend.name()
+    );
+}
+
+/// A secret handed over packed, two coefficients per byte ([`PolyMul::with_packed`], the
+/// low-memory plan's form), multiplies as the oracle.
+fn check_packed<B: PolyMul>(mut backend: B, a: &Poly, s: &SecretPoly) {
+    let packed: PackedSecret = core::array::from_fn(|k| {
+        (s.coeffs[2 * k] as u8 & 0x0F) | ((s.coeffs[2 * k + 1] as u8) << 4)
+    });
+    let mut got = None;
+    backend.with_packed(&packed, |backend, prepared| {
+        let mut acc = backend.accumulator();
+        backend.mul_acc(&mut acc, a, prepared);
+        got = Some(masked(&backend.finish(&acc)));
+    });
+    let mut oracle = Schoolbook;
+    let mut acc = oracle.accumulator();
+    let p = oracle.prepare(s);
+    oracle.mul_acc(&mut acc, a, &p);
+    assert_eq!(
+        got,
+        Some(masked(&oracle.finish(&acc))),
+        "backend {}",
+        backend.name()
+    );
+}
+
 /// The worst case for exact-integer backends: every term at the largest magnitude, same sign.
 fn extreme_terms(count: usize, a_coeff: u16, s_coeff: i8) -> Vec<(Poly, SecretPoly)> {
     let mut a = Poly::ZERO;
@@ -86,6 +145,20 @@ macro_rules! backend_tests {
                     terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
                 ) {
                     check_sum($ctor, &terms);
+                }
+
+                #[test]
+                fn prepared_over_another_secret_matches(
+                    a in poly_strategy(),
+                    s in secret_strategy(),
+                    old in secret_strategy(),
+                ) {
+                    check_prepared_over_another($ctor, &a, &s, &old);
+                }
+
+                #[test]
+                fn packed_secret_matches_schoolbook(a in poly_strategy(), s in secret_strategy()) {
+                    check_packed($ctor, &a, &s);
                 }
             }
 
