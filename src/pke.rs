@@ -54,8 +54,8 @@ use crate::params::sizes::{self, POLY_P_BYTES};
 use crate::params::{ByteArray, EP, SEED_BYTES, Variant};
 use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::{
-    PolyMul, PolyMulPublic, pack_secret, prepare_in_from, prepared_from, unpack_secret,
-    with_prepared_for_use,
+    PolyMul, PolyMulPublic, SecretInput, pack_secret, prepare_in_from, prepared_from,
+    unpack_secret, with_prepared_for_use,
 };
 use crate::sampling::{
     InAdvance, MatrixSource, PolyStream, Squeezed, gen_secret, gen_secret_with,
@@ -310,7 +310,7 @@ impl<const L: usize> SecretSource for SecretVector<L> {
 
     /// Prepared from where it is (no widened copy).
     fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
-        backend.prepare_in(&self.0[i], slot);
+        SecretInput::prepare_in(&self.0[i], backend, slot);
     }
 
     /// Prepared from where it is (no widened copy).

@@ -158,11 +158,15 @@ impl<F: FnOnce(&mut SecretPoly)> SecretInput for F {
     }
 }
 
+/// Not inlined (as [`prepare_in_from`]): the preparation's buffers live only in a frame of their
+/// own, off the frames that hold the products' operands.
 impl SecretInput for &SecretPoly {
+    #[inline(never)]
     fn prepare_in<B: PolyMul + ?Sized>(self, backend: &mut B, slot: &mut Option<B::Prepared>) {
         backend.prepare_in(self, slot);
     }
 
+    #[inline(never)]
     fn prepared<B: PolyMul + ?Sized>(self, backend: &mut B) -> B::Prepared {
         backend.prepare(self)
     }

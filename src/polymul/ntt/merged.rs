@@ -331,9 +331,7 @@ fn forward_poly<K: Kernels>(a: &Poly, out: &mut [i32; N]) {
 fn mul_acc<K: Kernels>(sums: &mut Option<K::Sums>, a: &Poly, prepared: &K::Blocks) {
     let first = sums.is_none();
     let sums = sums.get_or_insert_with(K::Sums::unwritten);
-    K::with_transform(a, |a_hat, _| {
-        K::base_mul_acc(sums, a_hat, prepared, first)
-    });
+    K::with_transform(a, |a_hat, _| K::base_mul_acc(sums, a_hat, prepared, first));
 }
 
 /// Quarter `quarter` of the forward transform of a secret (its blocks 16Q..16Q + 16), from the

@@ -23,16 +23,16 @@
 //! `*-portable` backends run the portable kernels on the same target.
 #![allow(unsafe_code)]
 
+#[cfg(saber_armv7m)]
+use super::WrittenFirst;
 #[cfg(not(saber_armv7m))]
 use super::portable::{Portable, inverse_first_wide};
+#[cfg(not(saber_armv7m))]
+use super::prepare_from_passes;
 use super::{
     BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, Nibbles, PreparedBlocks, QUARTER_COEFFS,
     SCALES, Twiddle, as_groups,
 };
-#[cfg(saber_armv7m)]
-use super::WrittenFirst;
-#[cfg(not(saber_armv7m))]
-use super::prepare_from_passes;
 use crate::poly::{N, Poly, SecretPoly};
 use core::mem::MaybeUninit;
 #[cfg(saber_armv7m)]
