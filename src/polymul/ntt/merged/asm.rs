@@ -284,9 +284,9 @@ impl Kernels for Assembly {
     fn finish_wide(sums: &mut Unfilled<[i64; N]>, out: &mut [u16; N]) {
         let mut w = MaybeUninit::<[i32; N]>::uninit();
         // SAFETY: reads and wipes sums (256 words of 64 bits, stored by a first product: the
-        // contract of `finish_wide`), reads the 56 twiddles of
-        // INVERSE[0..8] and SCALES[0], and writes every word of w (32 columns of 8), so that w
-        // is initialised when it is taken as such.
+        // contract of `finish_wide`), reads the 56 twiddles of INVERSE[0..8] and SCALES[0], and
+        // writes every word of w (32 columns of 8), so that w is initialised when it is taken as
+        // such.
         let w = unsafe {
             saber_kem_merged_inv_first_wide(
                 sums.0.as_mut_ptr().cast(),
