@@ -54,8 +54,8 @@ use crate::params::sizes::{self, POLY_P_BYTES};
 use crate::params::{ByteArray, EP, SEED_BYTES, Variant};
 use crate::poly::{N, Poly, SecretPoly};
 use crate::polymul::{
-    PolyMul, PolyMulPublic, pack_secret, prepare_in_from, prepared_from, unpack_secret,
-    with_prepared_for_use,
+    PolyMul, PolyMulPublic, SecretInput, pack_secret, prepare_in_from, prepared_from,
+    unpack_secret, with_prepared_for_use,
 };
 use crate::sampling::{
     InAdvance, MatrixSource, PolyStream, Squeezed, gen_secret, gen_secret_with,
@@ -291,7 +291,7 @@ pub(crate) trait SecretSource {
         i: usize,
         f: impl FnOnce(&mut B, &B::Prepared),
     ) {
-        with_prepared_for_use(backend, |s| self.get(i, s), f);
+        with_prepared_for_use(backend, |s: &mut SecretPoly| self.get(i, s), f);
     }
 }
 
@@ -306,6 +306,21 @@ impl<const L: usize> SecretVector<L> {
 impl<const L: usize> SecretSource for SecretVector<L> {
     fn get(&self, i: usize, out: &mut SecretPoly) {
         out.coeffs = self.0[i].coeffs;
+    }
+
+    /// Prepared from where it is (no widened copy).
+    fn prepare_in<B: PolyMul>(&self, backend: &mut B, i: usize, slot: &mut Option<B::Prepared>) {
+        SecretInput::prepare_in(&self.0[i], backend, slot);
+    }
+
+    /// Prepared from where it is (no widened copy).
+    fn with_prepared<B: PolyMul>(
+        &self,
+        backend: &mut B,
+        i: usize,
+        f: impl FnOnce(&mut B, &B::Prepared),
+    ) {
+        with_prepared_for_use(backend, &self.0[i], f);
     }
 }
 

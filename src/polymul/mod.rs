@@ -138,23 +138,57 @@ pub(crate) fn prepared_from<B: PolyMul + ?Sized>(
     backend.prepare(&s)
 }
 
-/// Calls `f` with the secret that `secret` writes, prepared for this use only and wiped after
-/// `f`: built in a slot of this call where the backend builds one in place
-/// ([`PolyMul::PREPARES_IN_SLOT`]), else returned as a value.
+/// A secret polynomial to prepare for one use ([`with_prepared_for_use`]): one that a closure
+/// writes (widened in a frame of its own) or one held already (prepared where it is, without a
+/// copy).
+pub(crate) trait SecretInput {
+    /// Prepares the secret into `slot` ([`PolyMul::prepare_in`]).
+    fn prepare_in<B: PolyMul + ?Sized>(self, backend: &mut B, slot: &mut Option<B::Prepared>);
+    /// The secret prepared as a value ([`PolyMul::prepare`]).
+    fn prepared<B: PolyMul + ?Sized>(self, backend: &mut B) -> B::Prepared;
+}
+
+impl<F: FnOnce(&mut SecretPoly)> SecretInput for F {
+    fn prepare_in<B: PolyMul + ?Sized>(self, backend: &mut B, slot: &mut Option<B::Prepared>) {
+        prepare_in_from(backend, slot, self);
+    }
+
+    fn prepared<B: PolyMul + ?Sized>(self, backend: &mut B) -> B::Prepared {
+        prepared_from(backend, self)
+    }
+}
+
+/// Not inlined (as [`prepare_in_from`]): the preparation's buffers live only in a frame of their
+/// own, off the frames that hold the products' operands.
+impl SecretInput for &SecretPoly {
+    #[inline(never)]
+    fn prepare_in<B: PolyMul + ?Sized>(self, backend: &mut B, slot: &mut Option<B::Prepared>) {
+        backend.prepare_in(self, slot);
+    }
+
+    #[inline(never)]
+    fn prepared<B: PolyMul + ?Sized>(self, backend: &mut B) -> B::Prepared {
+        backend.prepare(self)
+    }
+}
+
+/// Calls `f` with `secret` prepared for this use only and wiped after `f`: built in a slot of
+/// this call where the backend builds one in place ([`PolyMul::PREPARES_IN_SLOT`]), else
+/// returned as a value.
 pub(crate) fn with_prepared_for_use<B: PolyMul + ?Sized>(
     backend: &mut B,
-    secret: impl FnOnce(&mut SecretPoly),
+    secret: impl SecretInput,
     f: impl FnOnce(&mut B, &B::Prepared),
 ) {
     if B::PREPARES_IN_SLOT {
         let mut slot = None;
-        prepare_in_from(backend, &mut slot, secret);
+        secret.prepare_in(backend, &mut slot);
         if let Some(prepared) = &mut slot {
             f(backend, prepared);
             prepared.zeroize();
         }
     } else {
-        let mut prepared = prepared_from(backend, secret);
+        let mut prepared = secret.prepared(backend);
         f(backend, &prepared);
         prepared.zeroize();
     }
@@ -292,7 +326,7 @@ pub trait PolyMul {
     /// widens and prepares it for this use only, wiped after `f`; a backend whose
     /// prepared form is the packed secret itself hands it over as it is, so that no copy is held.
     fn with_packed(&mut self, s: &PackedSecret, f: impl FnOnce(&mut Self, &Self::Prepared)) {
-        with_prepared_for_use(self, |wide| unpack_secret(s, wide), f);
+        with_prepared_for_use(self, |wide: &mut SecretPoly| unpack_secret(s, wide), f);
     }
 
     /// Sets `acc` back to zero in place (the value of [`accumulator`](Self::accumulator)).

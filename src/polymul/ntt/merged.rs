@@ -227,6 +227,10 @@ pub(crate) type PreparedBlocks = [i32; PREPARED_PER_BLOCK * 64];
 /// instruction set (the same transforms bit for bit; base products congruent within the bounds
 /// of the module docs).
 pub(crate) trait Kernels: Sized {
+    /// An accumulator's unreduced sums as these kernels keep them.
+    type Sums: WrittenFirst;
+    /// A prepared secret's blocks as these kernels keep them.
+    type Blocks: WrittenFirst;
     /// Layers 1–3 of the forward transform of 13-bit residues (centred first): 32 columns of
     /// eight coefficients at stride 32.
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]);
@@ -256,10 +260,10 @@ pub(crate) trait Kernels: Sized {
     fn secret_quarter_first(s: &Nibbles, quarter: usize, out: &mut [[i32; 32]; 2]);
     /// Layers 6–4 of the inverse transform in place, then the middle scaling.
     fn inverse_first(a: &mut [[i32; 32]; 8]);
-    /// Leaves the NTT domain from unreduced sums (bound 4): `out` = the exact sum wrapped to
-    /// `u16`; wipes `sums` (secret-derived) as it reads them. Layers 6–4 of the inverse start
-    /// from the Montgomery reductions of the sums.
-    fn finish_wide(sums: &mut [i64; N], out: &mut [u16; N]);
+    /// Leaves the NTT domain from unreduced sums (bound 4) that a product has stored into:
+    /// `out` = the exact sum wrapped to `u16`; wipes `sums` (secret-derived) as it reads them.
+    /// Layers 6–4 of the inverse start from the Montgomery reductions of the sums.
+    fn finish_wide(sums: &mut Self::Sums, out: &mut [u16; N]);
     /// Layers 3–1 of the inverse transform and the canonical reduction: `out = c` (`add`
     /// false) or `out += c` (wrapping), c the exact coefficient wrapped to `u16`. Wipes `a`
     /// (secret-derived): the assembly stores zeros as it reads, the portable code calls
@@ -269,12 +273,37 @@ pub(crate) trait Kernels: Sized {
     /// the last block down, so that no block is overwritten before it is read): per block
     /// b_0..b_3 multiplied by one (reduced) and b_1..b_3 multiplied by the block's ζ.
     fn prepare_blocks(blocks: &mut PreparedBlocks);
-    /// `acc += â ∘ prepared` (`acc = â ∘ prepared` when `first`), unreduced: per output a 4-term
-    /// dot product of `i64` products.
-    fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool);
+    /// The prepared blocks of `s` (its forward transform and ζ-multiples, bounds 2 and 3),
+    /// written over all of `out`.
+    fn prepare(s: &SecretPoly, out: &mut Self::Blocks);
+    /// `acc += â ∘ prepared` (`acc = â ∘ prepared` when `first`; otherwise a product has
+    /// stored into `acc` before), unreduced: per output a 4-term dot product of `i64` products.
+    fn base_mul_acc(acc: &mut Self::Sums, a_hat: &[i32; N], prepared: &Self::Blocks, first: bool);
     /// `w = ŵ ∘ ŝ` in place for the sixteen blocks of quarter `quarter`, the ζ-multiples of ŝ
     /// computed on the way.
     fn base_mul_quarter(w: &mut [i32; 64], s_hat: &[i32; 64], quarter: usize);
+}
+
+/// A buffer that the kernels write whole before they read it (an accumulator's sums, stored by
+/// its first product, [`Kernels::base_mul_acc`] with `first`; a prepared secret's blocks,
+/// [`Kernels::prepare`]): made without a fill where the kernels allow it.
+pub(crate) trait WrittenFirst: Copy + Zeroize {
+    /// A buffer for the kernels to write (its values unused).
+    fn unwritten() -> Self;
+}
+
+/// The portable kernels' sums: zeroed when made (safe Rust reads only initialised words).
+impl WrittenFirst for [i64; N] {
+    fn unwritten() -> Self {
+        [0; N]
+    }
+}
+
+/// The portable kernels' prepared blocks: zeroed when made.
+impl WrittenFirst for PreparedBlocks {
+    fn unwritten() -> Self {
+        [0; PREPARED_PER_BLOCK * 64]
+    }
 }
 
 fn as_groups(a: &mut [i32; N]) -> &mut [[i32; 32]; 8] {
@@ -283,8 +312,8 @@ fn as_groups(a: &mut [i32; N]) -> &mut [[i32; 32]; 8] {
     groups.try_into().expect("256 = 8 · 32")
 }
 
-/// The forward transform of a secret and its ζ-multiples, per block (bounds 2 and 3).
-fn prepare<K: Kernels>(s: &SecretPoly, out: &mut PreparedBlocks) {
+/// [`Kernels::prepare`] from the kernels' passes on initialised blocks.
+fn prepare_from_passes<K: Kernels>(s: &SecretPoly, out: &mut PreparedBlocks) {
     let (transform, _) = out.split_first_chunk_mut::<N>().expect("448 >= 256");
     K::forward_first_secret(&s.coeffs, transform);
     K::forward_last(as_groups(transform), &FORWARD[1..]);
@@ -297,13 +326,12 @@ fn forward_poly<K: Kernels>(a: &Poly, out: &mut [i32; N]) {
     K::forward_last(as_groups(out), &FORWARD[1..]);
 }
 
-/// `acc.sums += NTT(a) ∘ prepared` in the NTT domain, unreduced (the first product stored), the
-/// transform of `a` in a buffer of this call (public: not wiped).
-fn mul_acc<K: Kernels>(acc: &mut MergedAccumulator, a: &Poly, prepared: &PreparedBlocks) {
-    K::with_transform(a, |a_hat, _| {
-        K::base_mul_acc(&mut acc.sums, a_hat, prepared, !acc.started)
-    });
-    acc.started = true;
+/// `sums += NTT(a) ∘ prepared` in the NTT domain, unreduced (stored into new sums when there
+/// are none), the transform of `a` in a buffer of this call (public: not wiped).
+fn mul_acc<K: Kernels>(sums: &mut Option<K::Sums>, a: &Poly, prepared: &K::Blocks) {
+    let first = sums.is_none();
+    let sums = sums.get_or_insert_with(K::Sums::unwritten);
+    K::with_transform(a, |a_hat, _| K::base_mul_acc(sums, a_hat, prepared, first));
 }
 
 /// Quarter `quarter` of the forward transform of a secret (its blocks 16Q..16Q + 16), from the
@@ -369,60 +397,60 @@ fn product_into_public<K: Kernels>(a: &mut Poly, s: &Nibbles, sum: impl FnOnce(&
     });
 }
 
-/// A secret in the NTT domain for [`NttMerged`]: per block b_0..b_3 and ζ·b_1..ζ·b_3 (1,792 B).
-/// Wiped by the caller (the [`PolyMul`] contract).
-#[derive(Clone)]
-pub struct MergedPrepared {
-    blocks: PreparedBlocks,
-}
-
-impl Zeroize for MergedPrepared {
-    fn zeroize(&mut self) {
-        self.blocks.as_mut_slice().zeroize();
-    }
-}
-
-impl core::fmt::Debug for MergedPrepared {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("MergedPrepared(<redacted>)")
-    }
-}
-
-/// A sum of up to four products in the NTT domain for [`NttMerged`]: the unreduced `i64` sums of
-/// the base products (2 KiB, bound 4), reduced once by the inverse transform.
-#[derive(Clone)]
-pub struct MergedAccumulator {
-    sums: [i64; N],
-    /// Whether a product was added since the sums were zeroed (the first one is stored, not
-    /// added). False in the zero accumulator, so that it is all zero bytes (built by a fill,
-    /// not copied from a constant).
-    started: bool,
-}
-
-impl MergedAccumulator {
-    const ZERO: Self = Self {
-        sums: [0; N],
-        started: false,
-    };
-}
-
-impl Zeroize for MergedAccumulator {
-    fn zeroize(&mut self) {
-        self.sums.as_mut_slice().zeroize();
-        self.started = false;
-    }
-}
-
-impl core::fmt::Debug for MergedAccumulator {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("MergedAccumulator(<redacted>)")
-    }
-}
-
 /// The two backends over one set of kernels.
 macro_rules! merged_backends {
-    ($kernels:ty, $merged:ident, $merged_name:literal, $low_stack:ident, $low_stack_name:literal,
-     $which:literal) => {
+    ($kernels:ty, $merged:ident, $merged_name:literal, $prepared:ident, $accumulator:ident,
+     $low_stack:ident, $low_stack_name:literal, $which:literal) => {
+        #[doc = concat!(
+            "A secret in the NTT domain for [`", stringify!($merged), "`]: per block b_0..b_3 ",
+            "and ζ·b_1..ζ·b_3 (1,792 B). Wiped by the caller (the [`PolyMul`] contract)."
+        )]
+        #[derive(Clone)]
+        pub struct $prepared {
+            /// Written whole by [`Kernels::prepare`] (not filled before where the kernels allow).
+            blocks: <$kernels as Kernels>::Blocks,
+        }
+
+        impl Zeroize for $prepared {
+            fn zeroize(&mut self) {
+                self.blocks.zeroize();
+            }
+        }
+
+        impl core::fmt::Debug for $prepared {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(concat!(stringify!($prepared), "(<redacted>)"))
+            }
+        }
+
+        #[doc = concat!(
+            "A sum of up to four products in the NTT domain for [`", stringify!($merged), "`]: ",
+            "the unreduced `i64` sums of the base products (2 KiB, bound 4), reduced once by the ",
+            "inverse transform."
+        )]
+        #[derive(Clone)]
+        pub struct $accumulator {
+            /// None for zero (no product since the accumulator was made or finished): the first
+            /// product stores into new sums, so that the zero accumulator needs no fill where
+            /// the kernels leave new sums unfilled.
+            sums: Option<<$kernels as Kernels>::Sums>,
+        }
+
+        impl Zeroize for $accumulator {
+            fn zeroize(&mut self) {
+                if let Some(sums) = &mut self.sums {
+                    sums.zeroize();
+                }
+                self.sums = None;
+            }
+        }
+
+        impl core::fmt::Debug for $accumulator {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(concat!(stringify!($accumulator), "(<redacted>)"))
+            }
+        }
+
         #[doc = concat!(
             "The NTT for cores without SIMD (see the module docs), ", $which, ": NTT-domain ",
             "accumulation like [`super::NttScalar`], with merged layers and precomputed-quotient ",
@@ -433,52 +461,55 @@ macro_rules! merged_backends {
         pub struct $merged;
 
         impl PolyMul for $merged {
-            type Prepared = MergedPrepared;
-            type Accumulator = MergedAccumulator;
+            type Prepared = $prepared;
+            type Accumulator = $accumulator;
             const PREPARES_IN_SLOT: bool = true;
 
-            fn prepare(&mut self, s: &SecretPoly) -> MergedPrepared {
-                let mut out = MergedPrepared {
-                    blocks: [0; PREPARED_PER_BLOCK * 64],
+            fn prepare(&mut self, s: &SecretPoly) -> $prepared {
+                let mut out = $prepared {
+                    blocks: WrittenFirst::unwritten(),
                 };
-                prepare::<$kernels>(s, &mut out.blocks);
+                <$kernels>::prepare(s, &mut out.blocks);
                 out
             }
 
-            fn accumulator(&mut self) -> MergedAccumulator {
-                MergedAccumulator::ZERO
+            fn accumulator(&mut self) -> $accumulator {
+                $accumulator { sums: None }
             }
 
-            fn mul_acc(&mut self, acc: &mut MergedAccumulator, a: &Poly, s: &MergedPrepared) {
-                mul_acc::<$kernels>(acc, a, &s.blocks);
+            fn mul_acc(&mut self, acc: &mut $accumulator, a: &Poly, s: &$prepared) {
+                mul_acc::<$kernels>(&mut acc.sums, a, &s.blocks);
             }
 
-            fn finish(&mut self, acc: &MergedAccumulator) -> Poly {
-                let mut t = acc.sums;
+            fn finish(&mut self, acc: &$accumulator) -> Poly {
                 let mut out = Poly::ZERO;
-                <$kernels>::finish_wide(&mut t, &mut out.coeffs);
+                if let Some(mut sums) = acc.sums {
+                    <$kernels>::finish_wide(&mut sums, &mut out.coeffs);
+                }
                 out
             }
 
-            fn prepare_into(&mut self, s: &SecretPoly, out: &mut MergedPrepared) {
-                prepare::<$kernels>(s, &mut out.blocks);
+            fn prepare_into(&mut self, s: &SecretPoly, out: &mut $prepared) {
+                <$kernels>::prepare(s, &mut out.blocks);
             }
 
-            fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<MergedPrepared>) {
-                let out = slot.get_or_insert_with(|| MergedPrepared {
-                    blocks: [0; PREPARED_PER_BLOCK * 64],
+            fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<$prepared>) {
+                let out = slot.get_or_insert_with(|| $prepared {
+                    blocks: WrittenFirst::unwritten(),
                 });
-                prepare::<$kernels>(s, &mut out.blocks);
+                <$kernels>::prepare(s, &mut out.blocks);
             }
 
-            fn reset(&mut self, acc: &mut MergedAccumulator) {
-                acc.sums.fill(0);
-                acc.started = false;
+            fn reset(&mut self, acc: &mut $accumulator) {
+                acc.zeroize();
             }
 
-            fn finish_into(&mut self, acc: &mut MergedAccumulator, out: &mut Poly) {
-                <$kernels>::finish_wide(&mut acc.sums, &mut out.coeffs);
-                acc.started = false;
+            fn finish_into(&mut self, acc: &mut $accumulator, out: &mut Poly) {
+                match &mut acc.sums {
+                    Some(sums) => <$kernels>::finish_wide(sums, &mut out.coeffs),
+                    None => out.coeffs.fill(0),
+                }
+                acc.sums = None;
             }
 
             fn name(&self) -> &'static str {
@@ -561,6 +592,8 @@ merged_backends!(
     Native,
     NttMerged,
     "ntt-merged",
+    MergedPrepared,
+    MergedAccumulator,
     NttLowStack,
     "ntt-lowstack",
     "with this target's kernels (ARMv7-M assembly on Cortex-M3/M4/M7/M33, portable Rust elsewhere)"
@@ -569,6 +602,8 @@ merged_backends!(
     portable::Portable,
     NttMergedPortable,
     "ntt-merged-portable",
+    MergedPreparedPortable,
+    MergedAccumulatorPortable,
     NttLowStackPortable,
     "ntt-lowstack-portable",
     "with the portable kernels on every target (the reference the assembly is tested against \

@@ -84,8 +84,40 @@ fn output_is_the_exact_integer_wrapped_to_u16() {
     }
 }
 
+/// The merged NTT's accumulator holds zero when made and again once finished in place (its sums
+/// are stored anew by the next product, not added to), and its prepared secret is rewritten in
+/// place whatever it held.
+fn merged_accumulator_restarts<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
+    let mut acc = backend.accumulator();
+    assert_eq!(backend.finish(&acc), Poly::ZERO, "{}", backend.name());
+    let mut out = Poly { coeffs: [1; N] };
+    backend.finish_into(&mut acc, &mut out);
+    assert_eq!(out, Poly::ZERO, "{}", backend.name());
+    let mut prepared = backend.prepare(&terms[0].1);
+    for (a, s) in terms {
+        backend.prepare_into(s, &mut prepared);
+        backend.mul_acc(&mut acc, a, &prepared);
+        backend.finish_into(&mut acc, &mut out);
+        assert_eq!(
+            masked(&out),
+            masked(&sum_with(Schoolbook, &[(a.clone(), s.clone())])),
+            "{}",
+            backend.name()
+        );
+    }
+    prepared.zeroize();
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn merged_accumulators_restart_from_zero(
+        terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
+    ) {
+        merged_accumulator_restarts(NttMerged, &terms);
+        merged_accumulator_restarts(NttMergedPortable, &terms);
+    }
 
     #[test]
     fn layer_variants_match_schoolbook(

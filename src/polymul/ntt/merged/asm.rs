@@ -23,13 +23,20 @@
 //! `*-portable` backends run the portable kernels on the same target.
 #![allow(unsafe_code)]
 
+#[cfg(saber_armv7m)]
+use super::WrittenFirst;
 #[cfg(not(saber_armv7m))]
 use super::portable::{Portable, inverse_first_wide};
+#[cfg(not(saber_armv7m))]
+use super::prepare_from_passes;
 use super::{
     BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, Nibbles, PreparedBlocks, QUARTER_COEFFS,
     SCALES, Twiddle, as_groups,
 };
-use crate::poly::{N, Poly};
+use crate::poly::{N, Poly, SecretPoly};
+use core::mem::MaybeUninit;
+#[cfg(saber_armv7m)]
+use zeroize::Zeroize;
 
 #[cfg(saber_armv7m)]
 core::arch::global_asm!(include_str!("armv7m.s"), options(raw));
@@ -82,10 +89,42 @@ static SCALES_TABLE: [Twiddle; 2] = SCALES;
 static BLOCK_ZETAS_TABLE: [Twiddle; 64] = BLOCK_ZETAS;
 static QUARTER_COEFFS_TABLE: [[i32; 3]; 4] = QUARTER_COEFFS;
 
+/// A buffer on ARMv7-M that the assembly writes whole before anything reads it (an accumulator's
+/// sums: the first product, `saber_kem_merged_base_mul_store`; a prepared secret's blocks:
+/// [`Kernels::prepare`]), not filled when made. Only the assembly reads and writes it.
+#[cfg(saber_armv7m)]
+#[derive(Clone, Copy)]
+pub(crate) struct Unfilled<T: Copy>(MaybeUninit<T>);
+
+#[cfg(saber_armv7m)]
+impl<T: Copy> WrittenFirst for Unfilled<T> {
+    fn unwritten() -> Self {
+        Self(MaybeUninit::uninit())
+    }
+}
+
+#[cfg(saber_armv7m)]
+impl<T: Copy> Zeroize for Unfilled<T> {
+    /// In place (as a slice: `MaybeUninit`'s own `zeroize` writes a zeroed copy over it).
+    fn zeroize(&mut self) {
+        core::slice::from_mut(&mut self.0).zeroize();
+    }
+}
+
 /// The assembly kernels of this target.
 pub(crate) struct Assembly;
 
 impl Kernels for Assembly {
+    #[cfg(saber_armv7m)]
+    type Sums = Unfilled<[i64; N]>;
+    #[cfg(saber_armv7m)]
+    type Blocks = Unfilled<PreparedBlocks>;
+    /// RV32: the portable base products' sums and blocks.
+    #[cfg(not(saber_armv7m))]
+    type Sums = [i64; N];
+    #[cfg(not(saber_armv7m))]
+    type Blocks = PreparedBlocks;
+
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]) {
         // SAFETY: reads a[0..256] and the 7 twiddles of FORWARD[0], writes out[0..256].
         unsafe {
@@ -113,7 +152,7 @@ impl Kernels for Assembly {
         a: P,
         f: impl FnOnce(&mut [i32; N], P) -> R,
     ) -> R {
-        let mut w = core::mem::MaybeUninit::<[i32; N]>::uninit();
+        let mut w = MaybeUninit::<[i32; N]>::uninit();
         // SAFETY: reads a[0..256] and the 7 twiddles of FORWARD[0] and writes every word of w
         // (32 columns of 8), so that w is initialised when it is taken as such.
         let w = unsafe {
@@ -192,13 +231,45 @@ impl Kernels for Assembly {
     }
 
     #[cfg(saber_armv7m)]
-    fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool) {
-        let (acc, a_hat, prepared) = (acc.as_mut_ptr(), a_hat.as_ptr(), prepared.as_ptr());
+    fn prepare(s: &SecretPoly, out: &mut Unfilled<PreparedBlocks>) {
+        let blocks = out.0.as_mut_ptr().cast::<i32>();
+        // SAFETY: reads s[0..256] and the 7 twiddles of FORWARD[0] and writes blocks[0..256];
+        // then reads and writes those 256 words (8 groups) with the 56 twiddles of FORWARD[1..9];
+        // then reads blocks[0..256] and the 64 block twiddles and writes every word of
+        // blocks[0..448] (from the last block down): all of `out` is written, nothing read first.
+        unsafe {
+            saber_kem_merged_fwd_first_s8(s.coeffs.as_ptr(), blocks, FORWARD_TABLE[0].as_ptr());
+            saber_kem_merged_fwd_last(blocks, 8, FORWARD_TABLE[1..].as_ptr().cast());
+            saber_kem_merged_prepare_blocks(
+                blocks,
+                BLOCK_ZETAS_TABLE.as_ptr(),
+                SCALES_TABLE[1].quotient,
+            );
+        }
+    }
+
+    #[cfg(not(saber_armv7m))]
+    fn prepare(s: &SecretPoly, out: &mut PreparedBlocks) {
+        prepare_from_passes::<Self>(s, out);
+    }
+
+    #[cfg(saber_armv7m)]
+    fn base_mul_acc(
+        acc: &mut Unfilled<[i64; N]>,
+        a_hat: &[i32; N],
+        prepared: &Unfilled<PreparedBlocks>,
+        first: bool,
+    ) {
+        let acc = acc.0.as_mut_ptr().cast::<i64>();
+        let (a_hat, prepared) = (a_hat.as_ptr(), prepared.0.as_ptr().cast::<i32>());
         if first {
-            // SAFETY: writes acc[0..256], reads a_hat[0..256] and prepared[0..448].
+            // SAFETY: writes every word of acc[0..256], reads a_hat[0..256] and prepared[0..448]
+            // (written whole by `prepare`).
             unsafe { saber_kem_merged_base_mul_store(acc, a_hat, prepared) }
         } else {
-            // SAFETY: reads and writes acc[0..256], reads a_hat[0..256] and prepared[0..448].
+            // SAFETY: reads and writes acc[0..256], which a first product has stored (the
+            // contract of `first`), reads a_hat[0..256] and prepared[0..448] (written whole by
+            // `prepare`).
             unsafe { saber_kem_merged_base_mul_add(acc, a_hat, prepared) }
         }
     }
@@ -210,14 +281,15 @@ impl Kernels for Assembly {
     }
 
     #[cfg(saber_armv7m)]
-    fn finish_wide(sums: &mut [i64; N], out: &mut [u16; N]) {
-        let mut w = core::mem::MaybeUninit::<[i32; N]>::uninit();
-        // SAFETY: reads and wipes sums (256 words of 64 bits), reads the 56 twiddles of
-        // INVERSE[0..8] and SCALES[0], and writes every word of w (32 columns of 8), so that w
-        // is initialised when it is taken as such.
+    fn finish_wide(sums: &mut Unfilled<[i64; N]>, out: &mut [u16; N]) {
+        let mut w = MaybeUninit::<[i32; N]>::uninit();
+        // SAFETY: reads and wipes sums (256 words of 64 bits, stored by a first product: the
+        // contract of `finish_wide`), reads the 56 twiddles of INVERSE[0..8] and SCALES[0], and
+        // writes every word of w (32 columns of 8), so that w is initialised when it is taken as
+        // such.
         let w = unsafe {
             saber_kem_merged_inv_first_wide(
-                sums.as_mut_ptr(),
+                sums.0.as_mut_ptr().cast(),
                 w.as_mut_ptr().cast(),
                 INVERSE_TABLE.as_ptr().cast(),
                 &SCALES_TABLE[0],

@@ -2,11 +2,11 @@
 
 use super::{
     BLOCK_ZETAS, FORWARD, GroupTwiddles, INVERSE, Kernels, NEG_QINV, Nibbles, PreparedBlocks,
-    QUARTER_COEFFS, SCALES, Twiddle, as_groups,
+    QUARTER_COEFFS, SCALES, Twiddle, as_groups, prepare_from_passes,
 };
 use zeroize::Zeroize;
 
-use crate::poly::{N, centred};
+use crate::poly::{N, SecretPoly, centred};
 use crate::polymul::ntt::params::{HALF_Q, Q};
 
 /// `table`, hidden from the optimiser: with the constants in view LLVM rebuilds each one from
@@ -149,6 +149,9 @@ pub(super) fn forward_first_in_place(a: &mut [i32; N]) {
 pub(crate) struct Portable;
 
 impl Kernels for Portable {
+    type Sums = [i64; N];
+    type Blocks = PreparedBlocks;
+
     fn forward_first_poly(a: &[u16; N], out: &mut [i32; N]) {
         forward_first(|k| centred(a[k]), forward_three, out);
     }
@@ -249,6 +252,10 @@ impl Kernels for Portable {
                 p[3 + k] = mul_const(b[k], zeta);
             }
         }
+    }
+
+    fn prepare(s: &SecretPoly, out: &mut PreparedBlocks) {
+        prepare_from_passes::<Self>(s, out);
     }
 
     fn base_mul_acc(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &PreparedBlocks, first: bool) {
