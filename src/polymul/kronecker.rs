@@ -474,13 +474,18 @@ fn evaluate(coeff: impl Fn(usize) -> i32) -> [[i32; PIECE]; POINTS] {
         let odd = c1 + c3;
         let even2 = c0 + 4 * c2;
         let odd2 = 2 * c1 + 8 * c3;
-        out[0][j] = c0;
-        out[1][j] = even + odd;
-        out[2][j] = even - odd;
-        out[3][j] = even2 + odd2;
-        out[4][j] = even2 - odd2;
-        out[5][j] = 8 * c0 + 4 * c1 + 2 * c2 + c3;
-        out[6][j] = c3;
+        let values = [
+            c0,
+            even + odd,
+            even - odd,
+            even2 + odd2,
+            even2 - odd2,
+            8 * c0 + 4 * c1 + 2 * c2 + c3,
+            c3,
+        ];
+        for (point, value) in out.iter_mut().zip(values) {
+            point[j] = value;
+        }
     }
     out
 }
