@@ -104,8 +104,8 @@ mod params;
 mod scalar;
 
 pub use merged::{
-    MergedAccumulator, MergedPrepared, NttLowStack, NttLowStackPortable, NttMerged,
-    NttMergedPortable,
+    MergedAccumulator, MergedAccumulatorPortable, MergedPrepared, MergedPreparedPortable,
+    NttLowStack, NttLowStackPortable, NttMerged, NttMergedPortable,
 };
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
