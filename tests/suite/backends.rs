@@ -83,16 +83,7 @@ fn check_prepared_over_another<B: PolyMul>(
     };
     let (got, want) = (product(&in_place), product(&fresh));
     assert_eq!(got, want, "backend {}", backend.name());
-    let mut oracle = Schoolbook;
-    let mut acc = oracle.accumulator();
-    let p = oracle.prepare(s);
-    oracle.mul_acc(&mut acc, a, &p);
-    assert_eq!(
-        got,
-        masked(&oracle.finish(&acc)),
-        "backend {}",
-        backend.name()
-    );
+    assert_eq!(got, oracle_product(a, s), "backend {}", backend.name());
 }
 
 /// A secret handed over packed, two coefficients per byte ([`PolyMul::with_packed`], the
@@ -107,16 +98,21 @@ fn check_packed<B: PolyMul>(mut backend: B, a: &Poly, s: &SecretPoly) {
         backend.mul_acc(&mut acc, a, prepared);
         got = Some(masked(&backend.finish(&acc)));
     });
+    assert_eq!(
+        got,
+        Some(oracle_product(a, s)),
+        "backend {}",
+        backend.name()
+    );
+}
+
+/// `a · s` by the oracle, masked to 13 bits.
+fn oracle_product(a: &Poly, s: &SecretPoly) -> [u16; N] {
     let mut oracle = Schoolbook;
     let mut acc = oracle.accumulator();
     let p = oracle.prepare(s);
     oracle.mul_acc(&mut acc, a, &p);
-    assert_eq!(
-        got,
-        Some(masked(&oracle.finish(&acc))),
-        "backend {}",
-        backend.name()
-    );
+    masked(&oracle.finish(&acc))
 }
 
 /// The worst case for exact-integer backends: every term at the largest magnitude, same sign.
