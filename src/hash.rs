@@ -188,14 +188,30 @@ impl Hasher {
         digest
     }
 
-    /// The XOF stream of the concatenation of `parts`, read as it is needed. Not inlined: the
-    /// stream is returned into the caller's slot for it (no copy in the caller's frame:
-    /// low-memory mode).
-    #[inline(never)]
+    /// The XOF stream of the concatenation of `parts`, read as it is needed. Inlined: the stream
+    /// is made in the caller's slot for it (low-memory mode).
+    #[inline(always)]
     pub(crate) fn xof(&self, parts: &[&[u8]]) -> Xof {
+        let mut xof = Xof::UNSTARTED;
+        self.start_xof(parts, &mut xof);
+        xof
+    }
+
+    /// Starts `xof` as [`Hasher::xof`] of `parts`, where it is (the SHAKE state is written in
+    /// place, not built aside and copied: see [`Single::start_shake128`]). Not inlined: the
+    /// absorbing lives in a frame of its own, not in the caller's.
+    #[inline(never)]
+    pub(crate) fn start_xof(&self, parts: &[&[u8]], xof: &mut Xof) {
         match self.family {
-            Symmetric::Sha3 => Xof::Shake(self.single.shake128(parts)),
-            Symmetric::Sha2Aes => Xof::Aes(sha2aes::AesStream::new(parts, self.engines)),
+            Symmetric::Sha3 => {
+                if !matches!(xof, Xof::Shake(_)) {
+                    *xof = Xof::UNSTARTED;
+                }
+                if let Xof::Shake(stream) = xof {
+                    self.single.start_shake128(stream, parts);
+                }
+            }
+            Symmetric::Sha2Aes => *xof = Xof::Aes(sha2aes::AesStream::new(parts, self.engines)),
         }
     }
 }
@@ -250,6 +266,9 @@ pub(crate) enum Xof {
 }
 
 impl Xof {
+    /// A stream for [`Hasher::start_xof`] to start.
+    pub(crate) const UNSTARTED: Self = Self::Shake(Shake128Stream::UNSTARTED);
+
     /// The next `out.len()` bytes of the stream.
     pub(crate) fn read(&mut self, out: &mut [u8]) {
         match self {

@@ -270,6 +270,9 @@ const SMALL_PIECE_COEFFS: usize = N >> 3;
 const SMALL_PIECES: usize = 8;
 
 impl<S: ByteStream> MatrixSource for PolyStream<S> {
+    /// Not inlined: its buffer lives only in this call, not beside a stream that a caller builds
+    /// for the entry (Saber+'s per-entry XOF, whose construction is the low-memory peak).
+    #[inline(never)]
     fn next_entry(&mut self, out: &mut Poly) {
         let mut buf = [0u8; (PIECE_COEFFS * 13) >> 3];
         let len = (PIECE_COEFFS * self.bits as usize) >> 3;
@@ -345,16 +348,16 @@ pub(crate) fn matrix_jobs<'a, V: Variant, const L: usize>(
 // One per operation, on the stack and never in a collection (and there is no allocator to box
 // into): the size of the per-entry buffer on x86 is the point of that variant.
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum StreamedMatrix {
+pub(crate) enum StreamedMatrix<'a> {
     /// Round 3: one stream.
     OneStream(PolyStream<Xof>),
     /// Saber+: entries from their own XOF calls.
-    PerEntry(EntryMatrix),
+    PerEntry(EntryMatrix<'a>),
 }
 
-impl StreamedMatrix {
+impl<'a> StreamedMatrix<'a> {
     /// A of `seed_a` for variant `V` at rank `L`.
-    pub(crate) fn new<V: Variant, const L: usize>(hasher: &Hasher, seed_a: &[u8; 32]) -> Self {
+    pub(crate) fn new<V: Variant, const L: usize>(hasher: &Hasher, seed_a: &'a [u8; 32]) -> Self {
         match V::MATRIX {
             MatrixDerivation::OneStream => {
                 Self::OneStream(PolyStream::new(hasher.xof(&[seed_a]), V::EQ))
@@ -364,7 +367,7 @@ impl StreamedMatrix {
     }
 }
 
-impl MatrixSource for StreamedMatrix {
+impl MatrixSource for StreamedMatrix<'_> {
     fn next_entry(&mut self, out: &mut Poly) {
         match self {
             Self::OneStream(stream) => stream.next_entry(out),
@@ -400,9 +403,10 @@ pub(crate) fn with_streamed_matrix<V: Variant, const L: usize, R>(
 /// On x86/x86_64 entries are squeezed four at a time (on the lanes of the multi-way Keccak where
 /// the CPU has a vector one), holding up to four packed entries (1.6 KB). Elsewhere (the 32-bit
 /// embedded cores) each entry's stream is read a quarter entry at a time, buffering nothing.
-pub(crate) struct EntryMatrix {
+pub(crate) struct EntryMatrix<'a> {
     hasher: Hasher,
-    seed: [u8; 32],
+    /// seed_A, where the caller keeps it (a copy beside the products was 28 bytes more stack).
+    seed: &'a [u8; 32],
     /// The row-major (row, column) index bytes of each entry.
     indices: &'static [[u8; 2]],
     bits: u32,
@@ -422,8 +426,8 @@ struct Buffered {
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 const MAX_POLY_Q: usize = sizes::packed(13);
 
-impl EntryMatrix {
-    fn new<V: Variant, const L: usize>(hasher: &Hasher, seed_a: &[u8; 32]) -> Self {
+impl<'a> EntryMatrix<'a> {
+    fn new<V: Variant, const L: usize>(hasher: &Hasher, seed_a: &'a [u8; 32]) -> Self {
         // On x86 the entries take their own lanes (see the type's docs).
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         let _ = hasher;
@@ -432,7 +436,7 @@ impl EntryMatrix {
             hasher: Hasher::for_group(V::SYMMETRIC, crate::hash::Lanes::fastest(), 4),
             #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
             hasher: *hasher,
-            seed: *seed_a,
+            seed: seed_a,
             indices: &ENTRY_INDICES[L][..L * L],
             bits: V::EQ,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -446,16 +450,21 @@ impl EntryMatrix {
 }
 
 #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
-impl EntryMatrix {
-    /// The next entry's XOF stream.
-    fn next_stream(&mut self) -> PolyStream<Xof> {
+impl EntryMatrix<'_> {
+    /// Calls `read` with the next entry's XOF stream, started where it is kept: the stream lives
+    /// in the caller's frame, the absorbing in [`Hasher::start_xof`]'s.
+    #[inline(always)]
+    fn with_next_stream(&mut self, read: impl FnOnce(&mut PolyStream<Xof>)) {
         let (index, later) = self.indices.split_at(1);
         self.indices = later;
-        PolyStream::new(self.hasher.xof(&[&self.seed, &index[0]]), self.bits)
+        let mut stream = PolyStream::new(Xof::UNSTARTED, self.bits);
+        self.hasher
+            .start_xof(&[self.seed, &index[0]], &mut stream.bytes);
+        read(&mut stream);
     }
 }
 
-impl MatrixSource for EntryMatrix {
+impl MatrixSource for EntryMatrix<'_> {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     fn next_entry(&mut self, out: &mut Poly) {
         let len = sizes::packed(self.bits);
@@ -463,7 +472,7 @@ impl MatrixSource for EntryMatrix {
         if buffered.used == buffered.available {
             let count = self.indices.len().min(4);
             let (now, later) = self.indices.split_at(count);
-            let seed = &self.seed;
+            let seed = self.seed;
             self.hasher.run(
                 buffered
                     .entries
@@ -488,13 +497,13 @@ impl MatrixSource for EntryMatrix {
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     #[inline(never)]
     fn next_entry(&mut self, out: &mut Poly) {
-        self.next_stream().next_entry(out);
+        self.with_next_stream(|stream| stream.next_entry(out));
     }
 
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     #[inline(never)]
     fn next_entry_pieces(&mut self, take: &mut dyn FnMut(usize, &[u16])) {
-        self.next_stream().next_entry_pieces(take);
+        self.with_next_stream(|stream| stream.next_entry_pieces(take));
     }
 }
 

@@ -269,7 +269,7 @@ impl Workers for ScopedThreads {
 /// Worker 1's view of A: streamed from the XOF in row-major order; the entries of worker 2's
 /// outputs go into the hand-off as they come, the others to worker 1's own products.
 struct Tee<'a, const L: usize, const SLOTS: usize> {
-    matrix: StreamedMatrix,
+    matrix: StreamedMatrix<'a>,
     producer: &'a Producer<'a, SLOTS>,
     /// Row and column of the next entry of the XOF.
     row: usize,
@@ -283,7 +283,7 @@ struct Tee<'a, const L: usize, const SLOTS: usize> {
 impl<'a, const L: usize, const SLOTS: usize> Tee<'a, L, SLOTS> {
     fn new<V: Variant>(
         hasher: &Hasher,
-        seed_a: &[u8; 32],
+        seed_a: &'a [u8; 32],
         producer: &'a Producer<'a, SLOTS>,
         own: usize,
         transposed: bool,

@@ -107,28 +107,25 @@ impl Single {
         }
     }
 
-    /// A SHAKE128 output stream of the concatenation of `parts`. Inlined, so that the stream is
-    /// built where the caller keeps it and absorbed there, in a call of its own (low-memory mode:
-    /// no copy of the state, no absorbing frame in the caller's).
-    #[inline(always)]
-    pub fn shake128(self, parts: &[&[u8]]) -> Shake128Stream {
-        // Zero words written where the stream is kept (from constants: no temporary state),
-        // then made fresh and absorbed there.
+    /// Starts `stream` as the SHAKE128 output stream of the concatenation of `parts`, where it
+    /// is: its words are written in place from constants and absorbed there, never built aside
+    /// and copied (in the low-memory mode a stream started this way sits beside the products,
+    /// and two 208-byte temporaries in this frame were a peak).
+    pub fn start_shake128(self, stream: &mut Shake128Stream, parts: &[&[u8]]) {
         const CRATES: StreamState = StreamState::Crates(State64::new(Crates), 0);
         const BITS32: StreamState = StreamState::Bits32(Bits32::zero_words(), 0);
-        let mut stream = Shake128Stream(match self.0 {
+        stream.0 = match self.0 {
             Permutation1::Crates => CRATES,
             Permutation1::Bits32 => BITS32,
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Permutation1::LaneOfX4(keccak) => StreamState::LaneOfX4(LaneOfX4::new(keccak), 0),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Permutation1::Bmi(token) => StreamState::Bmi(State64::new(token), 0),
-        });
+        };
         if let StreamState::Bits32(state, _) = &mut stream.0 {
             state.complement_lanes();
         }
         stream.absorb(parts);
-        stream
     }
 
     /// Applies Keccak-f\[1600\] `times` times to `state` (word `x + 5y` is lane (x, y)) with
@@ -346,6 +343,12 @@ impl Single1 for LaneOfX4 {
 /// position): the low-memory figures count on it, hence the position inside each variant.
 pub struct Shake128Stream(StreamState);
 
+impl Shake128Stream {
+    /// A stream for [`Single::start_shake128`] to start (before that, the stream of the zero
+    /// state).
+    pub const UNSTARTED: Self = Self(StreamState::Crates(State64::new(Crates), 0));
+}
+
 /// A squeezing state and the bytes of its current block already read.
 // One state of the four-way permutation (800 bytes) exists only on x86, where the size is
 // immaterial; no boxing, the crate has no allocator.
@@ -447,7 +450,8 @@ mod tests {
                 single.run(Job::shake128(input, &mut whole));
                 assert_eq!(whole, expected, "{name} shake128 job {len}");
                 let mut actual = [0u8; 600];
-                let mut stream = single.shake128(&[head, tail]);
+                let mut stream = Shake128Stream::UNSTARTED;
+                single.start_shake128(&mut stream, &[head, tail]);
                 let mut done = 0;
                 for piece in [1, 0, 167, 168, 2, 169, 93].iter().cycle() {
                     let end = (done + piece).min(actual.len());

@@ -273,9 +273,9 @@ pub trait PolyMul {
     /// Whether [`prepare_in`](Self::prepare_in) builds a new prepared secret in its slot, so that
     /// a secret prepared for one use is made there rather than returned by
     /// [`prepare`](Self::prepare): true where the returned value is copied and the slot's fill
-    /// costs less (the microcontroller NTTs, the scalar NTT, Kronecker, the plain-domain
-    /// backends); false where `prepare` returns its value in place or the fill costs more than
-    /// the copy (the x86 SIMD NTTs, Toom-Cook). Chosen by measurement (`BENCHMARKS.md`).
+    /// costs less (the microcontroller NTTs, the scalar NTT, Kronecker, Toom-Cook, the
+    /// plain-domain backends); false where `prepare` returns its value in place or the fill costs
+    /// more than the copy (the x86 SIMD NTTs). Chosen by measurement (`BENCHMARKS.md`).
     const PREPARES_IN_SLOT: bool = false;
 
     /// Transforms a secret polynomial into the backend's domain.

@@ -150,6 +150,13 @@ pub struct ToomCookSecret {
     leaves: [Leaf<LANES>; LEAVES],
 }
 
+impl ToomCookSecret {
+    /// Zero leaves (a constant: written where it is kept, not built aside and copied).
+    const ZERO: Self = Self {
+        leaves: [Leaf::ZERO; LEAVES],
+    };
+}
+
 /// A sum of products kept as its seven point products, not yet interpolated: 127 coefficient
 /// rows (plus one zero row) of `LANES` point values, 2,048 bytes with 128-bit SIMD (1,792
 /// without).
@@ -177,10 +184,12 @@ impl PolyMul for ToomCook {
     type Prepared = ToomCookSecret;
     type Accumulator = ToomCookAccumulator;
 
+    /// Built in the slot of [`with_prepared_for_use`](super::with_prepared_for_use): a value
+    /// returned from `prepare` was built aside and copied (2 KiB beside the low-memory products).
+    const PREPARES_IN_SLOT: bool = true;
+
     fn prepare(&mut self, s: &SecretPoly) -> ToomCookSecret {
-        let mut prepared = ToomCookSecret {
-            leaves: [Leaf::ZERO; LEAVES],
-        };
+        let mut prepared = ToomCookSecret::ZERO;
         prepare_leaves(s, &mut prepared.leaves);
         prepared
     }
@@ -191,10 +200,15 @@ impl PolyMul for ToomCook {
 
     /// Built in the slot (no prepared value on the stack beside it).
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<ToomCookSecret>) {
-        let prepared = slot.get_or_insert_with(|| ToomCookSecret {
-            leaves: [Leaf::ZERO; LEAVES],
-        });
-        prepare_leaves(s, &mut prepared.leaves);
+        // A constant of the slot's type, assigned: `Some(ToomCookSecret::ZERO)` was a 2 KiB
+        // temporary, cleared and copied.
+        const FRESH: Option<ToomCookSecret> = Some(ToomCookSecret::ZERO);
+        if slot.is_none() {
+            *slot = FRESH;
+        }
+        if let Some(prepared) = slot {
+            prepare_leaves(s, &mut prepared.leaves);
+        }
     }
 
     fn accumulator(&mut self) -> ToomCookAccumulator {
@@ -220,10 +234,26 @@ impl PolyMul for ToomCook {
 
 /// Sixteen coefficient rows: a Karatsuba leaf, or a quarter of an operand's point values.
 ///
-/// Aligned to 16 bytes so that with eight lanes every row is an aligned vector: SSE2 can then
-/// multiply straight from memory (its memory operands must be aligned).
+/// Aligned to 16 bytes on [`SIMD`] targets so that with eight lanes every row is an aligned
+/// vector: SSE2 can then multiply straight from memory (its memory operands must be aligned).
+/// Elsewhere the alignment would only pad the frames that hold leaves and the slots' tags.
 #[derive(Clone, Copy, Zeroize)]
-#[repr(C, align(16))]
+#[cfg_attr(
+    any(
+        target_feature = "sse2",
+        target_feature = "neon",
+        target_feature = "simd128"
+    ),
+    repr(C, align(16))
+)]
+#[cfg_attr(
+    not(any(
+        target_feature = "sse2",
+        target_feature = "neon",
+        target_feature = "simd128"
+    )),
+    repr(C)
+)]
 struct Leaf<const L: usize>([[u16; L]; LEAF]);
 
 impl<const L: usize> Leaf<L> {
