@@ -57,16 +57,18 @@ impl Multi {
     /// The four-way permutation for the independent jobs of one operation: the AVX-512 one
     /// (four lanes at the cost of one state: sharing always pays), else the AVX2 one, whose four
     /// lanes cost about 4/3 of one single-state permutation, so that [`Multi::run_or_one_at_a_time`]
-    /// shares them only where the jobs' lengths make that pay (within the instruction-set cap);
-    /// `None` without a vector four-way permutation.
+    /// shares them only while two jobs or more run (within the instruction-set cap); `None`
+    /// without a vector four-way permutation.
     pub fn x4_for_operation() -> Option<Self> {
         Self::x4_at_single_cost().or_else(Self::x4)
     }
 
     /// Runs every job as [`Multi::run`] does, or, where that takes fewer permutations' time, one
-    /// at a time on `single`: lanes cost `longest × c` single-state permutations (`longest`: the
-    /// permutations of the longest job; `c`: what one permutation of all lanes costs in
-    /// single-state ones), one at a time the sum of the jobs' permutations. Decided on the first
+    /// at a time on `single`. Where all lanes cost more than one single-state permutation (AVX2:
+    /// `c` = 4/3 of one), the lanes run only while two jobs or more are left: the last one
+    /// finishes on `single` (one busy lane of a Saber matrix stream would cost `c` per block).
+    /// Lanes then cost `c` per permutation of all lanes plus the last job's remaining
+    /// permutations, one at a time the sum of the jobs' permutations. Decided on the first
     /// `JOBS_WEIGHED` (8) jobs (more always share lanes) from their public lengths alone.
     #[inline]
     pub fn run_or_one_at_a_time<'a>(
@@ -80,8 +82,8 @@ impl Multi {
     /// [`Multi::run_or_one_at_a_time`] on jobs behind `dyn` [`Jobs`].
     fn run_or_one_at_a_time_jobs<'a>(self, single: super::Single, jobs: &mut dyn Jobs<'a>) {
         let Some((times, per)) = self.lane_cost() else {
-            // At single cost: lanes always pay.
-            return self.run_jobs(jobs);
+            // At single cost: lanes always pay, to the last job.
+            return self.run_jobs(jobs, None);
         };
         let mut first: [Option<Job<'a>>; JOBS_WEIGHED] = [const { None }; JOBS_WEIGHED];
         for slot in first.iter_mut() {
@@ -92,7 +94,7 @@ impl Multi {
             first.into_iter().flatten().for_each(|job| single.run(job));
         } else {
             let rest = core::iter::from_fn(|| jobs.next_job());
-            self.run_jobs(&mut first.into_iter().flatten().chain(rest));
+            self.run_jobs(&mut first.into_iter().flatten().chain(rest), Some(single));
         }
     }
 
@@ -153,15 +155,16 @@ impl Multi {
     #[cfg(any(test, feature = "hazmat"))]
     #[inline]
     pub fn run<'a>(self, jobs: impl IntoIterator<Item = Job<'a>>) {
-        self.run_jobs(&mut jobs.into_iter());
+        self.run_jobs(&mut jobs.into_iter(), None);
     }
 
-    /// [`Multi::run`] on jobs behind `dyn` [`Jobs`].
-    fn run_jobs<'a>(self, jobs: &mut dyn Jobs<'a>) {
+    /// [`Multi::run`] on jobs behind `dyn` [`Jobs`]; the last job left finishes on `last`, if
+    /// given.
+    fn run_jobs<'a>(self, jobs: &mut dyn Jobs<'a>, last: Option<super::Single>) {
         match self.0 {
-            Ways::X4(keccak) => run_on::<X4, _>(keccak, jobs),
+            Ways::X4(keccak) => run_on::<X4, _>(keccak, jobs, last),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Ways::X8(keccak) => run_on::<8, _>(keccak, jobs),
+            Ways::X8(keccak) => run_on::<8, _>(keccak, jobs, last),
         }
     }
 
@@ -214,18 +217,48 @@ impl<'a, I: Iterator<Item = Job<'a>>> Jobs<'a> for I {
 /// jobs; a batch's group more).
 const JOBS_WEIGHED: usize = 8;
 
-/// Whether jobs of these permutation counts take less time on lanes that cost `times / per`
-/// single-state permutations than one at a time.
+/// Whether at most `JOBS_WEIGHED` jobs of these permutation counts take less time on four lanes
+/// that cost `times / per` single-state permutations, the last job left finishing on a single
+/// state (as [`run_on`] schedules them), than one at a time.
 fn lanes_pay((times, per): (usize, usize), permutations: impl Iterator<Item = usize>) -> bool {
-    let (total, longest) =
-        permutations.fold((0, 0), |(total, longest), n| (total + n, longest.max(n)));
-    per * total > times * longest
+    let mut queue = [0; JOBS_WEIGHED];
+    let mut queued = 0;
+    for (slot, n) in queue.iter_mut().zip(permutations) {
+        *slot = n;
+        queued += 1;
+    }
+    let total: usize = queue.iter().sum();
+    // Permutations of all lanes, then the last job's rest on a single state.
+    let (mut shared, mut next, mut lanes) = (0, 0, [0; X4]);
+    let last = loop {
+        for lane in lanes.iter_mut().filter(|lane| **lane == 0) {
+            if next < queued {
+                *lane = queue[next];
+                next += 1;
+            }
+        }
+        let busy = lanes.iter().filter(|&&n| n > 0);
+        if busy.clone().count() <= 1 {
+            break lanes.iter().sum::<usize>();
+        }
+        // Until the first busy lane's job ends.
+        let step = busy.min().copied().unwrap_or(0);
+        shared += step;
+        lanes.iter_mut().for_each(|n| *n = n.saturating_sub(step));
+    };
+    per * total > times * shared + per * last
 }
 
 /// Not inlined: the lane states (800 bytes and more) live only in this call, never in the frame
 /// of [`Multi::run`]'s callers, which also run one-state hashes below them (low-memory mode).
+/// With `last`, the last job left (once no lane has another one and no job is waiting)
+/// finishes on that single-state implementation instead of one lane of all.
 #[inline(never)]
-fn run_on<'a, const W: usize, K: Permutation<W>>(keccak: K, jobs: &mut dyn Jobs<'a>) {
+fn run_on<'a, const W: usize, K: Permutation<W>>(
+    keccak: K,
+    jobs: &mut dyn Jobs<'a>,
+    last: Option<super::Single>,
+) {
     let mut state = MultiState::<W>::new();
     // Per lane: its job, its sponge and the output bytes written so far.
     let mut lanes: [Option<(Job<'a>, Sponge, usize)>; W] = [const { None }; W];
@@ -239,8 +272,20 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(keccak: K, jobs: &mut dyn Jobs<
                 *slot = Some((job, sponge, 0));
             }
         }
-        if lanes.iter().all(Option::is_none) {
-            break;
+        // Every empty lane asked for a job above: with one busy lane, none is waiting.
+        let mut busy = lanes
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, slot)| slot.is_some());
+        match (busy.next(), busy.next(), last) {
+            (None, _, _) => break,
+            (Some((lane, slot)), None, Some(single)) => {
+                if let Some((job, sponge, written)) = slot.take() {
+                    single.resume(job, sponge, &state.lane(lane), written);
+                }
+                break;
+            }
+            _ => {}
         }
         for (lane, slot) in lanes.iter_mut().enumerate() {
             if let Some((job, sponge, _)) = slot
@@ -368,44 +413,101 @@ mod tests {
         }
     }
 
-    /// The AVX2 lanes (4/3 of a permutation) pay for Saber's decapsulation (matrix, secret and
-    /// H(c): 23, 5 and 9 permutations), not for its key generation (23 and 5), and LightSaber's
-    /// key generation (10 and 4) narrowly; lanes at single cost pay for any two jobs, never for
-    /// one.
+    /// With the last job finishing on a single state, the AVX2 lanes (4/3 of a permutation) pay
+    /// for any two jobs or more: Saber's decapsulation (matrix, secret and H(c): 23, 5 and 9
+    /// permutations: 9 shared, then 14 single), its key generation (23 and 5: 5 shared, then 18),
+    /// and a long stream with a short one; never for one job. The portable lanes (4 single
+    /// permutations) never pay.
     #[test]
     fn lanes_pay_where_the_shorter_jobs_outweigh_their_cost() {
         let avx2 = (4, 3);
         assert!(lanes_pay(avx2, [23, 5, 9].into_iter()));
-        assert!(!lanes_pay(avx2, [23, 5].into_iter()));
+        assert!(lanes_pay(avx2, [23, 5].into_iter()));
         assert!(lanes_pay(avx2, [10, 4].into_iter()));
-        assert!(!lanes_pay(avx2, [40, 5].into_iter()));
+        assert!(lanes_pay(avx2, [40, 5].into_iter()));
+        assert!(!lanes_pay(avx2, [40].into_iter()));
+        let portable = (4, 1);
+        assert!(!lanes_pay(portable, [23, 5, 9].into_iter()));
+        assert!(!lanes_pay(portable, [9, 9, 9, 9].into_iter()));
         assert!(lanes_pay((1, 1), [40, 1].into_iter()));
         assert!(!lanes_pay((1, 1), [40].into_iter()));
     }
 
-    /// Either way the jobs give the crates' hashes: a long stream with a short one (one at a
-    /// time on the AVX2 lanes' cost), and three streams (shared), on every multi-way permutation.
+    /// Whichever way the jobs run, they give the crates' hashes: on every multi-way permutation
+    /// with every single-state one for the last job, which the AVX2 lanes hand over mid-squeeze
+    /// (a long stream beside short ones, ending mid-block or not) or mid-absorb (a long input
+    /// beside a short stream); one job alone runs on the single state from the start.
     #[test]
-    fn run_or_one_at_a_time_matches_the_shake_crate() {
-        let seeds: [[u8; 32]; 3] = core::array::from_fn(|i| [i as u8 + 9; 32]);
-        for lengths in [[3744, 768, 0], [3744, 768, 1500]] {
+    fn run_or_one_at_a_time_matches_the_sha3_and_shake_crates() {
+        let message: [u8; 1500] = core::array::from_fn(|i| (i * 7 + 1) as u8);
+        // (function, input length, output length) per job; 0: no job.
+        let cases: [[(Function, usize, usize); 3]; 5] = [
+            [
+                (Function::Shake128, 32, 3744),
+                (Function::Shake128, 32, 768),
+                (Function::Shake128, 0, 0),
+            ],
+            [
+                (Function::Shake128, 32, 3744),
+                (Function::Shake128, 33, 768),
+                (Function::Sha3_256, 1088, 32),
+            ],
+            [
+                (Function::Shake128, 32, 1000),
+                (Function::Sha3_512, 64, 64),
+                (Function::Shake128, 0, 0),
+            ],
+            [
+                (Function::Sha3_256, 1500, 32),
+                (Function::Shake128, 32, 100),
+                (Function::Shake128, 0, 0),
+            ],
+            [
+                (Function::Shake128, 32, 500),
+                (Function::Shake128, 0, 0),
+                (Function::Shake128, 0, 0),
+            ],
+        ];
+        for jobs in cases {
             for keccak in Multi::all() {
-                let mut outputs = [[0u8; 3744]; 3];
-                keccak.run_or_one_at_a_time(
-                    super::super::Single::fastest(),
-                    outputs
-                        .iter_mut()
-                        .zip(&seeds)
-                        .zip(lengths)
-                        .filter(|(_, len)| *len > 0)
-                        .map(|((out, seed), len)| Job::shake128(seed, &mut out[..len])),
-                );
-                for ((out, seed), len) in outputs.iter().zip(&seeds).zip(lengths) {
-                    let mut expected = [0u8; 3744];
-                    let mut x = shake::Shake128::default();
-                    x.update(seed);
-                    x.finalize_xof().read(&mut expected[..len]);
-                    assert_eq!(out[..len], expected[..len], "{} {len}", keccak.name());
+                for single in super::super::Single::all() {
+                    let mut outputs = [[0u8; 3744]; 3];
+                    keccak.run_or_one_at_a_time(
+                        single,
+                        outputs
+                            .iter_mut()
+                            .zip(jobs)
+                            .filter(|(_, (_, _, len))| *len > 0)
+                            .map(|(out, (function, input, len))| Job {
+                                function,
+                                input: [&message[..input], &[]],
+                                output: &mut out[..len],
+                            }),
+                    );
+                    for (out, (function, input, len)) in outputs.iter().zip(jobs) {
+                        let input = &message[..input];
+                        let mut expected = [0u8; 3744];
+                        match function {
+                            Function::Shake128 => {
+                                let mut x = shake::Shake128::default();
+                                x.update(input);
+                                x.finalize_xof().read(&mut expected[..len]);
+                            }
+                            Function::Sha3_256 => {
+                                expected[..32].copy_from_slice(&sha3::Sha3_256::digest(input))
+                            }
+                            Function::Sha3_512 => {
+                                expected[..64].copy_from_slice(&sha3::Sha3_512::digest(input))
+                            }
+                        }
+                        assert_eq!(
+                            out[..len],
+                            expected[..len],
+                            "{} {} {function:?} {len}",
+                            keccak.name(),
+                            single.name()
+                        );
+                    }
                 }
             }
         }

@@ -92,6 +92,26 @@ impl Single {
         self.hash(job.function, &job.input, job.output);
     }
 
+    /// Finishes `job` on this implementation from where a lane of a multi-way permutation left
+    /// it: `sponge` between two permutations, `from` the lane's state, the first `written`
+    /// output bytes already out ([`super::Multi::run_or_one_at_a_time`], once the job is the
+    /// last one running).
+    pub(super) fn resume(self, job: Job<'_>, sponge: Sponge, from: &impl Words, written: usize) {
+        let (input, output) = (&job.input, &mut job.output[written..]);
+        match self.0 {
+            Permutation1::Crates => resume_on(|| State64::new(Crates), from, sponge, input, output),
+            Permutation1::Bits32 => resume_on(Bits32::new, from, sponge, input, output),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Permutation1::LaneOfX4(keccak) => {
+                resume_on(|| LaneOfX4::new(keccak), from, sponge, input, output)
+            }
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Permutation1::Bmi(token) => {
+                resume_on(|| State64::new(token), from, sponge, input, output)
+            }
+        }
+    }
+
     /// `function` of the concatenation of `parts` into all of `output`. The state lives in
     /// this call only (in a frame of its own, not inlined into the caller's).
     pub fn hash(self, function: Function, parts: &[&[u8]], output: &mut [u8]) {
@@ -175,6 +195,24 @@ fn hash_on<S: Single1>(
     let mut state = make();
     let mut sponge = Sponge::new(function);
     absorb(&mut state, &mut sponge, parts);
+    squeeze(&mut state, &mut sponge, output);
+}
+
+/// The rest of a job on the state `make` returns (fresh, all zero), into which the words of
+/// `from` are copied first; `sponge` tells where the job stands, `output` is what is left of it.
+#[inline(never)]
+fn resume_on<S: Single1>(
+    make: impl FnOnce() -> S,
+    from: &impl Words,
+    mut sponge: Sponge,
+    input: &[&[u8]],
+    output: &mut [u8],
+) {
+    let mut state = make();
+    for index in 0..25 {
+        state.xor_word(index, from.word(index));
+    }
+    absorb(&mut state, &mut sponge, input);
     squeeze(&mut state, &mut sponge, output);
 }
 

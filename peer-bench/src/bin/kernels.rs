@@ -1,9 +1,11 @@
 //! Times the kernels of the KEM operations, interleaved in rounds (minimum over rounds of the
 //! median per round), in ns: one Keccak-f\[1600\] permutation of every single-state
 //! implementation and of every multi-way one this CPU runs, one SHAKE128 stream of Saber's matrix
-//! (3744 bytes) per single-state implementation, one Saber decapsulation's lane jobs on each
-//! multi-way permutation and one after the other, and the three NTT steps (`prepare`, `mul_acc`,
-//! `finish`) of each NTT path this CPU runs:
+//! (3744 bytes) per single-state implementation, one Saber decapsulation's and one key
+//! generation's lane jobs on each multi-way permutation (all on the lanes, and as the operations
+//! run them: `run_or_one_at_a_time`, the last job left on the fastest single state) and one after
+//! the other, and the three NTT steps (`prepare`, `mul_acc`, `finish`) of each NTT path this CPU
+//! runs:
 //!
 //! ```sh
 //! cargo run --release --manifest-path peer-bench/Cargo.toml --bin kernels
@@ -68,23 +70,41 @@ fn ntt_steps<B: PolyMul>(mut backend: B, times: usize) -> [f64; 3] {
     ]
 }
 
-/// One Saber decapsulation's lane jobs (`keccak::lanes`): SHAKE128 of the matrix (3744 bytes)
-/// and of the secret (768 bytes), SHA3-256 of a ciphertext (1088 bytes); all on `multi`'s lanes
-/// or, without, one after the other on `single`.
-fn decapsulation_jobs(multi: Option<Multi>, single: Single) {
+/// How [`saber_jobs`] runs its jobs.
+#[derive(Clone, Copy)]
+enum Schedule {
+    /// All on the lanes of a multi-way permutation.
+    Lanes(Multi),
+    /// As the KEM operations run them (`run_or_one_at_a_time`).
+    Operation(Multi),
+    /// One after the other on one state.
+    OneAfterTheOther,
+}
+
+/// The lane jobs (`keccak::lanes`) of one Saber decapsulation (SHAKE128 of the matrix, 3744
+/// bytes, and of the secret, 768 bytes; SHA3-256 of a ciphertext, 1088 bytes) or, without
+/// `ct_hash`, of one key generation (the two streams), run by `schedule` (`single`: the
+/// single-state permutation).
+fn saber_jobs(ct_hash: bool, schedule: Schedule, single: Single) {
     let (seed, ct) = (black_box([3u8; 32]), black_box([5u8; 1088]));
     let (mut matrix, mut secret, mut digest) = ([0u8; 3744], [0u8; 768], [0u8; 32]);
     let jobs = [
-        Job::shake128(&seed, &mut matrix),
-        Job::shake128(&seed, &mut secret),
-        Job::sha3_256(&ct, &mut digest),
-    ];
-    match multi {
-        Some(multi) => multi.run(jobs),
-        None => jobs.into_iter().for_each(|job| single.run(job)),
+        Some(Job::shake128(&seed, &mut matrix)),
+        Some(Job::shake128(&seed, &mut secret)),
+        ct_hash.then(|| Job::sha3_256(&ct, &mut digest)),
+    ]
+    .into_iter()
+    .flatten();
+    match schedule {
+        Schedule::Lanes(multi) => multi.run(jobs),
+        Schedule::Operation(multi) => multi.run_or_one_at_a_time(single, jobs),
+        Schedule::OneAfterTheOther => jobs.for_each(|job| single.run(job)),
     }
     black_box((&matrix, &secret, &digest));
 }
+
+/// The operations whose jobs [`saber_jobs`] runs.
+const JOB_SETS: [(&str, bool); 2] = [("decapsulation", true), ("key generation", false)];
 
 fn main() {
     let singles: Vec<Single> = Single::all().collect();
@@ -92,7 +112,7 @@ fn main() {
     let avx2 = NttAvx2::new();
     let avx512 = NttAvx512::new();
     let mut ntt = [[f64::MAX; 3]; 3];
-    let mut best = vec![f64::MAX; 2 * singles.len() + 2 * multis.len() + 1];
+    let mut best = vec![f64::MAX; 2 * singles.len() + 5 * multis.len() + 2];
     for _ in 0..15 {
         for (path, steps) in ntt.iter_mut().enumerate() {
             let t = match path {
@@ -134,18 +154,29 @@ fn main() {
             let t = per_call(|n| multi.permute(black_box(&mut states), n), 100);
             best[k] = best[k].min(t);
             k += 1;
+            for (_, ct_hash) in JOB_SETS {
+                for schedule in [Schedule::Lanes(multi), Schedule::Operation(multi)] {
+                    let t = per_call(
+                        |n| (0..n).for_each(|_| saber_jobs(ct_hash, schedule, Single::fastest())),
+                        10,
+                    );
+                    best[k] = best[k].min(t);
+                    k += 1;
+                }
+            }
+        }
+        for (_, ct_hash) in JOB_SETS {
             let t = per_call(
-                |n| (0..n).for_each(|_| decapsulation_jobs(Some(multi), Single::fastest())),
+                |n| {
+                    (0..n).for_each(|_| {
+                        saber_jobs(ct_hash, Schedule::OneAfterTheOther, Single::fastest())
+                    })
+                },
                 10,
             );
             best[k] = best[k].min(t);
             k += 1;
         }
-        let t = per_call(
-            |n| (0..n).for_each(|_| decapsulation_jobs(None, Single::fastest())),
-            10,
-        );
-        best[k] = best[k].min(t);
     }
     let mut k = 0;
     for single in &singles {
@@ -168,18 +199,25 @@ fn main() {
             best[k],
             multi.ways()
         );
-        println!(
-            "multi  {:<12} Saber decapsulation's jobs {:>8.1} ns",
-            multi.name(),
-            best[k + 1]
-        );
-        k += 2;
+        k += 1;
+        for (operation, _) in JOB_SETS {
+            println!(
+                "multi  {:<12} Saber {operation}'s jobs {:>8.1} ns all on lanes, {:>8.1} ns as run",
+                multi.name(),
+                best[k],
+                best[k + 1]
+            );
+            k += 2;
+        }
     }
-    println!(
-        "single {:<12} Saber decapsulation's jobs {:>8.1} ns (one after the other)",
-        Single::fastest().name(),
-        best[k]
-    );
+    for (operation, _) in JOB_SETS {
+        println!(
+            "single {:<12} Saber {operation}'s jobs {:>8.1} ns (one after the other)",
+            Single::fastest().name(),
+            best[k]
+        );
+        k += 1;
+    }
     for (name, steps) in ["ntt-scalar", "ntt-avx2", "ntt-avx512"].iter().zip(ntt) {
         if steps[0] < f64::MAX {
             println!(
