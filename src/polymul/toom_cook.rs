@@ -276,6 +276,16 @@ impl<const L: usize> Leaf<L> {
             }
         }
     }
+
+    /// `self -= other`, row by row (undoes [`Self::add_assign`]).
+    #[inline(always)]
+    fn sub_assign(&mut self, other: &Self) {
+        for (x, y) in self.0.iter_mut().zip(&other.0) {
+            for (x, &y) in x.iter_mut().zip(y) {
+                *x = x.wrapping_sub(y);
+            }
+        }
+    }
 }
 
 /// Writes the nine Karatsuba leaves of `s` at the seven points (see [`complete_leaves`]).
@@ -347,7 +357,7 @@ fn add_part_product<const L: usize>(
     acc: &mut [[u16; L]; PRODUCT_ROWS],
     g: usize,
     low: &Leaf<L>,
-    high: &Leaf<L>,
+    high: &mut Leaf<L>,
     [s_low, s_high, s_sum]: [&Leaf<L>; 3],
     part: &mut [[u16; L]; 4 * LEAF],
     middle: &mut [[u16; L]; 2 * LEAF],
@@ -357,8 +367,12 @@ fn add_part_product<const L: usize>(
     let (part_low, part_high) = part.split_at_mut(2 * LEAF);
     leaf_product(part_low.try_into().unwrap(), low, s_low);
     leaf_product(part_high.try_into().unwrap(), high, s_high);
-    // ...and the middle term is merged in place.
-    leaf_product(middle, &Leaf::sum(low, high), s_sum);
+    // ...and the middle term, of low + high formed in `high`'s place and undone after (exact
+    // mod 2^16; a sum of its own was 16 rows more in this frame, on the low-memory peak), is
+    // merged in place.
+    high.add_assign(low);
+    leaf_product(middle, high, s_sum);
+    high.sub_assign(low);
     merge_middle(part, middle);
     add_karatsuba_term(acc, part, g);
 }
