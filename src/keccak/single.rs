@@ -148,6 +148,15 @@ impl Single {
         stream.absorb(parts);
     }
 
+    /// A SHAKE128 output stream of the concatenation of `parts`: [`Self::start_shake128`] on a
+    /// new stream (the crate starts its streams in place).
+    #[cfg(any(test, feature = "hazmat"))]
+    pub fn shake128(self, parts: &[&[u8]]) -> Shake128Stream {
+        let mut stream = Shake128Stream::UNSTARTED;
+        self.start_shake128(&mut stream, parts);
+        stream
+    }
+
     /// Applies Keccak-f\[1600\] `times` times to `state` (word `x + 5y` is lane (x, y)) with
     /// this implementation's permutation, converting to and from its layout once (benchmarks
     /// take the cost of one permutation from many).

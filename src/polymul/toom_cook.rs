@@ -184,8 +184,8 @@ impl PolyMul for ToomCook {
     type Prepared = ToomCookSecret;
     type Accumulator = ToomCookAccumulator;
 
-    /// Built in the slot of [`with_prepared_for_use`](super::with_prepared_for_use): a value
-    /// returned from `prepare` was built aside and copied (2 KiB beside the low-memory products).
+    /// A secret prepared for one use is built in its slot: a value returned from `prepare` was
+    /// built aside and copied (2 KiB beside the low-memory products).
     const PREPARES_IN_SLOT: bool = true;
 
     fn prepare(&mut self, s: &SecretPoly) -> ToomCookSecret {
