@@ -238,21 +238,14 @@ impl PolyMul for ToomCook {
 /// vector: SSE2 can then multiply straight from memory (its memory operands must be aligned).
 /// Elsewhere the alignment would only pad the frames that hold leaves and the slots' tags.
 #[derive(Clone, Copy, Zeroize)]
+#[repr(C)]
 #[cfg_attr(
     any(
         target_feature = "sse2",
         target_feature = "neon",
         target_feature = "simd128"
     ),
-    repr(C, align(16))
-)]
-#[cfg_attr(
-    not(any(
-        target_feature = "sse2",
-        target_feature = "neon",
-        target_feature = "simd128"
-    )),
-    repr(C)
+    repr(align(16))
 )]
 struct Leaf<const L: usize>([[u16; L]; LEAF]);
 
