@@ -87,7 +87,8 @@ fn bound() -> Isa {
 /// Caps the instruction-set level every later detection reports at `level` (never above the
 /// compile-time cap and `SABER_ISA_CAP`); `Isa::Avx512` lifts a run-time cap. For tests and
 /// benchmarks that run every path on one machine: values constructed before the call keep their
-/// path.
+/// path. Values in a backend's domain (prepared secrets, accumulators, expanded keys) must go
+/// back to a backend constructed under the same cap: the AVX2 NTT lays them out its own way.
 #[cfg(any(test, feature = "hazmat"))]
 pub fn cap_isa(level: Isa) {
     CAP.store(level.min(bound()) as u8, Ordering::Relaxed);

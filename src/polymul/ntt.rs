@@ -46,8 +46,8 @@
 //!    of (2) to the magnitude; with |a| < 3.1·q' throughout, that is <= 0.5151·q' per layer. From
 //!    |a_i| <= 4096 (or 5), six layers give |â| <= 4096 + 6·0.5151·q' < 3.1·q' < 2^27.
 //!    `prepare` then makes the secret's outputs canonical: one Montgomery multiplication by
-//!    2^32 (|r| <= 0.5151·q' by (2)) and one conditional ±q' in the scalar and AVX2
-//!    code; in the AVX-512 code ±2q' beyond ±(3q' − 1)/2, then ±q' (exact for |x| <= 3.5·q').
+//!    2^32 (|r| <= 0.5151·q' by (2)) and one conditional ±q' in the scalar code; in the
+//!    AVX-512 code ±2q' beyond ±(3q' − 1)/2, then ±q' (exact for |x| <= 3.5·q').
 //! 4. **Base multiplication, lazily accumulated in `i64`.** Prepared entries are canonical
 //!    (|b| <= (q' − 1)/2). One output coefficient of one product is a 4-term dot product, so L = 4
 //!    accumulated products sum 16 terms: |Σ| <= 16 · 3.1·q' · q'/2 = 24.8·q'^2 < 4.4·10^16 < 2^56,
@@ -70,28 +70,31 @@
 //! # Backends and dispatch
 //!
 //! [`NttScalar`] is portable Rust for every target (32-bit ones use `i64` products as
-//! `mul`/`mulh` pairs). [`NttAvx2`] runs the same arithmetic eight lanes wide on x86/x86_64
-//! with AVX2, [`NttAvx512`] sixteen lanes wide with AVX-512 F and BW (the whole polynomial in
-//! registers); both produce the same accumulators, prepared secrets and outputs bit for bit
-//! (`new()` is `None` without the instructions, and always on other architectures). [`Ntt`]
-//! detects the features once at construction (CPUID and the OS's register support through
-//! `cpufeatures`, cached process-wide), keeps the widest path's token and dispatches on it
-//! (AVX-512, else AVX2, else scalar). All four share [`NttPrepared`], [`NttAccumulator`] and
-//! [`NttPublic`]. Valgrind's CPU model has no AVX-512, so the constant-time test
-//! (`tests/ct_valgrind.rs`) runs the AVX2 path; the AVX-512 kernels have the same structure
-//! (no branch, no data-dependent index: fixed registers, constant offsets).
+//! `mul`/`mulh` pairs). [`NttAvx512`] runs the same arithmetic sixteen lanes wide with AVX-512
+//! F and BW (the whole polynomial in registers) and produces the same accumulators, prepared
+//! secrets and outputs bit for bit. [`NttAvx2`] computes the product another way: mod two 16-bit
+//! primes, sixteen `i16` lanes per register, joined by the CRT in `finish` (its module docs
+//! give the bounds), because AVX2 lacks the 32×32-bit multiply on all lanes that makes q' cheap;
+//! its `finish` outputs are the same bit for bit, its NTT-domain values (same types, same sizes)
+//! are laid out its own way and only mean something to the AVX2 path. `new()` is `None` without
+//! the instructions, and always on other architectures. [`Ntt`] detects the features once at
+//! construction (CPUID and the OS's register support through `cpufeatures`, cached
+//! process-wide), keeps the widest path's token and dispatches on it (AVX-512, else AVX2, else
+//! scalar); every `Ntt` of a process takes the same path unless the level is capped in between
+//! (`hazmat::cap_isa`). All share [`NttPrepared`], [`NttAccumulator`] and [`NttPublic`].
+//! Valgrind's CPU model has no AVX-512, so the constant-time test (`tests/ct_valgrind.rs`) runs
+//! the AVX2 path; the AVX-512 kernels have the same structure (no branch, no data-dependent
+//! index: fixed registers, constant offsets).
 //!
 //! # Why six layers
 //!
 //! Six layers were the fastest layer count for the scalar code (`NttScalarLayers<L>`, BENCHMARKS.md
-//! "NTT: layer count and SIMD paths"), and they suit AVX2 best too: layers 1–5 pair whole
-//! registers, the sixth pairs 128-bit halves, and a 4-coefficient block is exactly one 128-bit
-//! half, so the base multiplication broadcasts within halves (`vpshufd`) with no cross-lane
-//! shuffles; 7 or 8 layers would add in-lane shuffle layers for fewer base products. The AVX-512
-//! path holds the whole polynomial in sixteen registers (layers 1–4 pair registers, layers 5–6
-//! rearrange register pairs; fully unrolled, no stack traffic). Both SIMD `prepare`s make the
-//! secret's transform canonical by compares and masked ±2q', ±q' instead of a Montgomery
-//! multiplication, and write their 4 KiB output without zero-filling it first; on x86 the three
+//! "NTT: layer count and SIMD paths"). The AVX-512 path holds the whole polynomial in sixteen
+//! registers (layers 1–4 pair registers, layers 5–6 rearrange register pairs; fully unrolled, no
+//! stack traffic); its `prepare` makes the secret's transform canonical by compares and masked
+//! ±2q', ±q' instead of a Montgomery multiplication. The AVX2 path's six layers end on blocks of
+//! four `i16`, a 64-bit quarter of a register, whose products are `vpmaddwd` dot products. Both
+//! SIMD `prepare`s write their 4 KiB output without zero-filling it first; on x86 the three
 //! NTT-domain types are cache-line aligned, so that no 64-byte access splits across two lines.
 
 use zeroize::Zeroize;
@@ -245,7 +248,7 @@ impl PolyMulPublic for NttScalar {
 
 /// One SIMD path of the NTT as a backend: a type holding the proof that the CPU has the path's
 /// instructions (the path module's token; an uninhabited type off x86), with the [`PolyMul`] and
-/// [`PolyMulPublic`] implementations over the path module's kernels. Same results as
+/// [`PolyMulPublic`] implementations over the path module's kernels. Same `finish` outputs as
 /// [`NttScalar`], bit for bit.
 macro_rules! simd_ntt_backend {
     ($(#[$doc:meta])* $backend:ident, $proof:ident, $path:ident :: $token:ident, $name:literal,
@@ -367,8 +370,8 @@ macro_rules! simd_ntt_backend {
 }
 
 simd_ntt_backend!(
-    /// The AVX2 NTT backend: same results as [`NttScalar`], bit for bit. Only constructible on a
-    /// CPU with AVX2.
+    /// The AVX2 NTT backend, mod two 16-bit primes: same products as [`NttScalar`], bit for bit;
+    /// its NTT-domain values are its own (module docs). Only constructible on a CPU with AVX2.
     NttAvx2,
     Avx2Proof,
     avx2::Avx2Token,

@@ -6,6 +6,9 @@
 //!     peer-bench/target/release/opcount saber decaps default 100
 //! ```
 //!
+//! `SABER_ISA_CAP=avx2` (or `portable`) in the environment runs the level of peer-bench's
+//! `default avx2-only` (`default portable`) rows on a CPU that has more.
+//!
 //! Only the calls inside `measured` are counted (key generation and encapsulation of the inputs
 //! are not), so the callgrind total divided by the count is the cost of one operation.
 //! Arguments: variant (`light`, `saber`, `fire`; the other sets as `saber-90s`, `usaber`,

@@ -1,12 +1,59 @@
-//! AVX2 kernels of the 6-layer NTT: eight `i32` lanes per register, 32×32→64-bit products with
-//! `vpmuldq` on even and odd lanes, signed Montgomery reduction as in the scalar code, so every
-//! intermediate value (and therefore every result) is bit for bit the scalar one.
+//! AVX2 kernels of the 6-layer NTT over **two 16-bit primes**: sixteen `i16` lanes per register,
+//! each product computed mod p₀ = 7681 and mod p₁ = 7937 and joined by the CRT in `finish`.
 //!
-//! Layout: layers 1–3 run on eight registers 32 coefficients apart, layers 4–6 on eight adjacent
-//! registers; the last layer butterflies the 128-bit halves of two registers, which leaves the
-//! NTT domain in the slot order of [`block_slot`](super::params::block_slot) (each 128-bit half
-//! is one block mod x^4 ∓ ζ). `mul_acc` fuses the second pass with the base multiplication, so
-//! `â` is never stored.
+//! # Why not the scalar code's prime
+//!
+//! AVX2 has no 32×32→64-bit multiply on all eight lanes: a Montgomery product mod the 25-bit q'
+//! takes six `vpmuldq` on even and odd lanes for eight coefficients. Mod a 13-bit prime it takes
+//! three 16-bit multiplies (`vpmullw`, `vpmulhw` ×2) for sixteen; the base multiplication's dot
+//! products are `vpmaddwd`. Two primes cost about 2.5× fewer instructions per transform than
+//! one 32-bit prime. The NTT-domain values therefore differ from the scalar and AVX-512 paths'
+//! (same types, same sizes, another layout); the outputs of `finish` are the same bit for bit.
+//!
+//! # Bounds (Chung et al., TCHES 2021(2), §3: a product over Z via a CRT of NTT-friendly primes)
+//!
+//! Both primes are ≡ 1 mod 128 (a primitive 128th root of unity: six layers, blocks x^4 ∓ ζ).
+//! p₀·p₁ = 60,964,097 > 2 · 20,971,520, twice the contract's largest coefficient
+//! (L·256·4096·η = 4·256·4096·5, the module-level proof in `ntt.rs`), so the centred CRT
+//! residue is the integer coefficient itself, of which the output keeps the low 16 bits.
+//! Let p ≤ 7937. All values stay in `i16`:
+//! 1. `fqmul(a, c)` (signed Montgomery, R = 2^16) with |a| < 2^15 and centred |c| ≤ p/2 gives
+//!    |r| ≤ 2^15·3968/2^16 + p/2 ≤ 5953.
+//! 2. `barrett(x)` for |x| < 2^15 gives x − p·round(x/p) with the rounding error under 0.002:
+//!    |r| ≤ 3985. `canonical` then folds |x| ≤ 3p/2 into [−(p − 1)/2, (p − 1)/2].
+//! 3. Forward: from |a| ≤ 4096 four layers add at most 4·5953 (27,908), then `barrett`, then
+//!    two more: |â| ≤ 3985 + 2·5953 = 15,891.
+//! 4. Base multiplication: prepared entries are b = `barrett`(b̂) (≤ 3985) and
+//!    ζb = `fqmul`(b, ζ) (≤ 3985·3968/2^16 + p/2 ≤ 4210), so L = 4 products sum 16 terms of at
+//!    most 15,891·4210: ≤ 1.071·10^9 < 2^31 in `i32`, with no reduction.
+//! 5. `finish`: a Montgomery reduction of the sums (|r| ≤ 1.071·10^9/2^16 + p/2 ≤ 20,304),
+//!    `barrett` (≤ 3985), three Gentleman–Sande layers (sums ≤ 8·3985 = 31,880; differences up
+//!    to 31,880 are multiplied, giving ≤ 5953), `barrett`, two layers (≤ 15,940), and the last
+//!    layer fused with the scaling by R²/64 (the 2^6 of the butterflies and the R^(−1) of the
+//!    reduction): sums ≤ 31,880 go into one `fqmul` each.
+//! 6. CRT: with r₀ canonical and |r₁| ≤ 5953, t = (r₁ − r₀)·p₀^(−1) mod p₁ (canonical),
+//!    x = r₀ + p₀·t is the centred residue mod p₀p₁, computed mod 2^16 (`vpmullw`, `vpaddw`):
+//!    the exact coefficient wrapped to `u16`, as the scalar code outputs it.
+//!
+//! # Layout
+//!
+//! Register r holds coefficients 16r..16r + 15. Layers 1–3 run on the eight registers of one
+//! parity (8, 4, 2 registers apart), layers 4–6 on register pairs (2h, 2h + 1): layer 4 pairs
+//! the two registers, layer 5 their 128-bit halves, layer 6 their 64-bit quarters. The pair ends
+//! as X = blocks [8h, 8h + 2 | 8h + 4, 8h + 6] and Y = blocks [8h + 1, 8h + 3 | 8h + 5, 8h + 7]
+//! (a block is four coefficients, one quarter); block 2i is mod x^4 − ζ_(32+i), block 2i + 1
+//! mod x^4 + ζ_(32+i), so X's block roots are its layer-6 twiddles and Y's their negatives.
+//!
+//! A block's product row k is Σ_i a_i·M[k][i] with M[k][i] = b_(k−i), or ζ·b_(k−i+4) where
+//! k < i: with T = (ζb ‖ b), M[k][i] = T[4 + k − i]. `vpmaddwd` of the broadcast pair (a₀, a₁)
+//! with the prepared pairs (M[k][0], M[k][1]), k = 0..3, plus the same for (a₂, a₃), gives
+//! the block's four sums in `i32`: the even quarters (0, 2) of a register in one accumulator
+//! register, the odd ones (1, 3) in another. `finish` reduces both and packs them (`vpackssdw`)
+//! back into the layout above.
+//!
+//! Storage (as `i32`/`i64` arrays of the shared NTT-domain types, read as 256-bit vectors):
+//! prepared secret vector 64p + 8h + 4·(Y) + (0: pairs (a₀, a₁) even, 1: (a₂, a₃) even, 2, 3:
+//! odd); accumulator vector 32p + 4h + 2·(Y) + (0: even, 1: odd); public vector 16p + 2h + (Y).
 //!
 //! **Safety.** Every function that executes AVX2 instructions is an `unsafe fn` that may only
 //! run on a CPU with AVX2; the safe entry points take an [`Avx2Token`], which can only be
@@ -14,8 +61,8 @@
 //! target enables AVX2 at compile time. Memory is read and written only through
 //! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
 //! before, except the output of `prepare`: an uninitialised 1,024-entry array (no zero fill),
-//! written through its pointer at offsets computed from constants (`prepared_index`), which
-//! cover it exactly once before it is read.
+//! written through its pointer at the constant offsets 8·(64p + 8h + j) (p < 2, h < 8, j < 8),
+//! which cover it exactly once before it is read.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -23,359 +70,348 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::params::{HALF_Q, Layers6, Params, Q, QINV, block_slot, block_zeta, prepared_index};
 use core::mem::MaybeUninit;
 
+use super::params;
 use crate::poly::{N, Poly, SecretPoly};
 
 pub(crate) use crate::cpu::Avx2Token;
 
-type P6 = Layers6;
+// ---------------------------------------------------------------------------------------------
+// Constants, computed at compile time from the two primes.
 
-/// Twiddle `ζ` and its companion `ζ·q'^(−1) mod 2^32`, which saves one multiplication per
-/// Montgomery product (the low word of a·ζ·q'^(−1) is computed directly).
+/// The primes; `PRIMES[0]·PRIMES[1]` bounds the CRT (module docs).
+const PRIMES: [i32; 2] = [7681, 7937];
+/// R = 2^16, the Montgomery radix of `i16` lanes.
+const R: i64 = 1 << 16;
+
+/// base^exp mod q, on the `i64` values of this module's constants.
+const fn pow_mod(base: i64, exp: i64, q: i64) -> i64 {
+    params::pow_mod(base as u64, exp as u64, q as u64) as i64
+}
+
+/// x mod q centred in [−(q − 1)/2, (q − 1)/2].
+const fn centred(x: i64, q: i64) -> i16 {
+    let r = x.rem_euclid(q);
+    (if r > q >> 1 { r - q } else { r }) as i16
+}
+
+/// A constant c·R mod q (centred) with its companion c·R·q^(−1) mod 2^16, for `fqmul`.
 #[derive(Clone, Copy)]
-pub(super) struct Twiddle {
-    pub(super) zeta: i32,
-    pub(super) zeta_qinv: i32,
+struct Twiddle {
+    c: i16,
+    c_qinv: i16,
 }
 
-/// `scalar::mont_mul` for constants, centred like every twiddle (|result| <= (q' − 1)/2).
-const fn mont_mul_const(a: i32, b: i32) -> i32 {
-    let x = a as i64 * b as i64;
-    let m = (x as i32).wrapping_mul(QINV);
-    let r = ((x - m as i64 * Q as i64) >> 32) as i32;
-    if r > HALF_Q {
-        r - Q
-    } else if r < -HALF_Q {
-        r + Q
-    } else {
-        r
-    }
+/// One twiddle per lane.
+#[derive(Clone, Copy)]
+struct Lanes {
+    c: [i16; 16],
+    c_qinv: [i16; 16],
 }
 
-const fn twiddle(zeta: i32) -> Twiddle {
+/// Everything one prime's kernels need.
+struct Prime {
+    q: i16,
+    /// q^(−1) mod 2^16.
+    qinv: i16,
+    /// round(2^26/q), for `barrett`.
+    barrett: i16,
+    /// Layers 1–4, indexed as the forward groups (1..16).
+    fwd: [Twiddle; 16],
+    /// Layers 5 and 6 of register pair h, lanes as the pair's registers hold them.
+    fwd5: [Lanes; 8],
+    fwd6: [Lanes; 8],
+    /// The roots of register Y's blocks: the negated layer-6 twiddles.
+    roots_odd: [Lanes; 8],
+    inv: [Twiddle; 16],
+    inv5: [Lanes; 8],
+    inv6: [Lanes; 8],
+    /// R²/64: the last inverse layer's sums; the same times ζ₁^(−1) for its differences.
+    scale: Twiddle,
+    scale_inv1: Twiddle,
+}
+
+const fn twiddle(value: i64, q: i64, qinv: i16) -> Twiddle {
+    let c = centred(value * R, q);
     Twiddle {
-        zeta,
-        zeta_qinv: zeta.wrapping_mul(QINV),
+        c,
+        c_qinv: c.wrapping_mul(qinv),
     }
 }
 
-const fn twiddle_table(zetas: &[i32; N]) -> [Twiddle; 64] {
-    let mut out = [Twiddle {
-        zeta: 0,
-        zeta_qinv: 0,
-    }; 64];
+#[allow(clippy::integer_division_remainder_used)] // compile time, public constants
+const fn prime(q: i64) -> Prime {
+    // q^(−1) mod 2^16 by Newton's iteration (q is odd).
+    let mut inv = q;
     let mut i = 0;
-    while i < 64 {
-        out[i] = twiddle(zetas[i]);
+    while i < 4 {
+        inv = inv.wrapping_mul(2 - q.wrapping_mul(inv)) & 0xFFFF;
         i += 1;
     }
+    let qinv = inv as u16 as i16;
+    // The smallest ω with ω^64 = −1: a primitive 128th root of unity.
+    let mut omega = 2;
+    while pow_mod(omega, 64, q) != q - 1 {
+        omega += 1;
+    }
+    // Forward twiddle of group k (1..64): ω^brv6(k); inverse: its inverse.
+    let mut zeta = [0i64; 64];
+    let mut zeta_inv = [0i64; 64];
+    let mut k = 1;
+    while k < 64 {
+        zeta[k] = pow_mod(omega, ((k as u8).reverse_bits() >> 2) as i64, q);
+        zeta_inv[k] = pow_mod(zeta[k], q - 2, q);
+        k += 1;
+    }
+    let blank = Twiddle { c: 0, c_qinv: 0 };
+    let blank_lanes = Lanes {
+        c: [0; 16],
+        c_qinv: [0; 16],
+    };
+    let mut out = Prime {
+        q: q as i16,
+        qinv,
+        barrett: ((1 << 26) as i64 + q / 2).div_euclid(q) as i16,
+        fwd: [blank; 16],
+        fwd5: [blank_lanes; 8],
+        fwd6: [blank_lanes; 8],
+        roots_odd: [blank_lanes; 8],
+        inv: [blank; 16],
+        inv5: [blank_lanes; 8],
+        inv6: [blank_lanes; 8],
+        scale: blank,
+        scale_inv1: blank,
+    };
+    let mut k = 1;
+    while k < 16 {
+        out.fwd[k] = twiddle(zeta[k], q, qinv);
+        out.inv[k] = twiddle(zeta_inv[k], q, qinv);
+        k += 1;
+    }
+    let mut h = 0;
+    while h < 8 {
+        let mut lane = 0;
+        while lane < 16 {
+            // Layer 5: group 16 + 2h in the low 128 bits, 17 + 2h in the high ones. Layer 6:
+            // group 32 + 4h + (quarter).
+            let (g5, g6) = (16 + 2 * h + lane / 8, 32 + 4 * h + lane / 4);
+            let t = twiddle(zeta[g5], q, qinv);
+            out.fwd5[h].c[lane] = t.c;
+            out.fwd5[h].c_qinv[lane] = t.c_qinv;
+            let t = twiddle(zeta[g6], q, qinv);
+            out.fwd6[h].c[lane] = t.c;
+            out.fwd6[h].c_qinv[lane] = t.c_qinv;
+            let t = twiddle(q - zeta[g6], q, qinv);
+            out.roots_odd[h].c[lane] = t.c;
+            out.roots_odd[h].c_qinv[lane] = t.c_qinv;
+            let t = twiddle(zeta_inv[g5], q, qinv);
+            out.inv5[h].c[lane] = t.c;
+            out.inv5[h].c_qinv[lane] = t.c_qinv;
+            let t = twiddle(zeta_inv[g6], q, qinv);
+            out.inv6[h].c[lane] = t.c;
+            out.inv6[h].c_qinv[lane] = t.c_qinv;
+            lane += 1;
+        }
+        h += 1;
+    }
+    // R²/64 as a twiddle value: twiddle() multiplies by R once more.
+    let scale = R % q * pow_mod(64, q - 2, q) % q;
+    out.scale = twiddle(scale, q, qinv);
+    out.scale_inv1 = twiddle(scale * zeta_inv[1] % q, q, qinv);
     out
 }
 
-/// Pairs of 128-bit-half twiddles: entry `p` is [ζ_a ×4, ζ_b ×4].
-#[derive(Clone, Copy)]
-struct HalfTwiddles {
-    zeta: [i32; 8],
-    zeta_qinv: [i32; 8],
-}
-
-const fn half_twiddles(lo: i32, hi: i32) -> HalfTwiddles {
-    let (lq, hq) = (lo.wrapping_mul(QINV), hi.wrapping_mul(QINV));
-    HalfTwiddles {
-        zeta: [lo, lo, lo, lo, hi, hi, hi, hi],
-        zeta_qinv: [lq, lq, lq, lq, hq, hq, hq, hq],
-    }
-}
-
-/// Last-layer twiddles per register pair (`p`: groups 2p and 2p + 1 of layer 6).
-const fn last_layer_table(zetas: &[i32; N]) -> [HalfTwiddles; 16] {
-    let mut out = [half_twiddles(0, 0); 16];
-    let mut p = 0;
-    while p < 16 {
-        out[p] = half_twiddles(zetas[32 + 2 * p], zetas[33 + 2 * p]);
-        p += 1;
-    }
-    out
-}
-
-/// Block moduli per NTT-domain slot (two blocks per register).
-const fn block_zeta_table() -> [HalfTwiddles; 32] {
-    let mut out = [half_twiddles(0, 0); 32];
-    let mut s = 0;
-    while s < 32 {
-        // block_slot is an involution: slot 2s + h holds block block_slot(2s + h).
-        out[s] = half_twiddles(
-            block_zeta::<P6>(block_slot(2 * s)),
-            block_zeta::<P6>(block_slot(2 * s + 1)),
-        );
-        s += 1;
-    }
-    out
-}
-
-pub(super) const FWD: [Twiddle; 64] = twiddle_table(&P6::ZETAS);
-pub(super) const INV: [Twiddle; 64] = twiddle_table(&P6::ZETAS_INV);
-const FWD_LAST: [HalfTwiddles; 16] = last_layer_table(&P6::ZETAS);
-const INV_LAST: [HalfTwiddles; 16] = last_layer_table(&P6::ZETAS_INV);
-const BLOCK_ZETAS: [HalfTwiddles; 32] = block_zeta_table();
-pub(super) const FINAL: Twiddle = twiddle(P6::FINAL_SCALE);
-/// ζ_1^(−1)·F: the first twiddle of the inverse fused with the final scale (Montgomery product
-/// of the two, computed at compile time).
-pub(super) const INV_1_SCALED: Twiddle = twiddle(mont_mul_const(P6::ZETAS_INV[1], P6::FINAL_SCALE));
+const P0: Prime = prime(PRIMES[0] as i64);
+const P1: Prime = prime(PRIMES[1] as i64);
+/// p₀^(−1) mod p₁, for the CRT.
+const CRT: Twiddle = twiddle(
+    pow_mod(PRIMES[0] as i64, PRIMES[1] as i64 - 2, PRIMES[1] as i64),
+    PRIMES[1] as i64,
+    P1.qinv,
+);
 
 // ---------------------------------------------------------------------------------------------
 // Lane arithmetic. These helpers are `unsafe fn`s: they execute AVX2 instructions, so they may
 // only be called from code running on an AVX2 CPU (the `#[target_feature]` entry points below).
 
-/// Broadcasts a twiddle into (ζ, ζ·q'^(−1)) registers.
 #[inline(always)]
 unsafe fn splat(t: Twiddle) -> (__m256i, __m256i) {
     // SAFETY: AVX2 is present (caller contract).
-    unsafe { (_mm256_set1_epi32(t.zeta), _mm256_set1_epi32(t.zeta_qinv)) }
+    unsafe { (_mm256_set1_epi16(t.c), _mm256_set1_epi16(t.c_qinv)) }
 }
 
 #[inline(always)]
-unsafe fn load_half(t: &HalfTwiddles) -> (__m256i, __m256i) {
-    // SAFETY: AVX2 is present (caller contract); both arrays hold exactly eight i32.
+unsafe fn load_lanes(t: &Lanes) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 is present (caller contract); both arrays hold sixteen i16.
     unsafe {
         (
-            _mm256_loadu_si256(t.zeta.as_ptr().cast()),
-            _mm256_loadu_si256(t.zeta_qinv.as_ptr().cast()),
+            _mm256_loadu_si256(t.c.as_ptr().cast()),
+            _mm256_loadu_si256(t.c_qinv.as_ptr().cast()),
         )
     }
 }
 
-/// The odd lanes moved to the even ones (`vmovshdup`, off the multiplier ports).
+/// a·c·R^(−1) mod q, lane-wise, |result| <= 5953 (module docs, bound 1).
 #[inline(always)]
-unsafe fn odd_lanes(x: __m256i) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe { _mm256_castps_si256(_mm256_movehdup_ps(_mm256_castsi256_ps(x))) }
-}
-
-/// Joins the high words of the 64-bit lanes of `even` and `odd` into eight `i32` lanes.
-#[inline(always)]
-unsafe fn join_high(even: __m256i, odd: __m256i) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe { _mm256_blend_epi32::<0xAA>(odd_lanes(even), odd) }
-}
-
-/// Lane-wise Montgomery product a·ζ·2^(−32), identical to the scalar `mont_mul`. `zeta` must be
-/// equal in lanes 2j and 2j + 1 (all twiddle registers are).
-#[inline(always)]
-unsafe fn mont_mul(a: __m256i, zeta: __m256i, zeta_qinv: __m256i) -> __m256i {
+unsafe fn fqmul(a: __m256i, (c, c_qinv): (__m256i, __m256i), p: &Prime) -> __m256i {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let q = _mm256_set1_epi32(Q);
-        let a_odd = odd_lanes(a);
-        let prod_even = _mm256_mul_epi32(a, zeta);
-        let prod_odd = _mm256_mul_epi32(a_odd, zeta);
-        // Low words: m = a·ζ·q'^(−1) mod 2^32, as in the scalar code.
-        let m_even = _mm256_mul_epi32(a, zeta_qinv);
-        let m_odd = _mm256_mul_epi32(a_odd, zeta_qinv);
-        let mq_even = _mm256_mul_epi32(m_even, q);
-        let mq_odd = _mm256_mul_epi32(m_odd, q);
-        // The low words agree, so subtracting the high words alone is exact.
-        join_high(
-            _mm256_sub_epi32(prod_even, mq_even),
-            _mm256_sub_epi32(prod_odd, mq_odd),
+        let m = _mm256_mullo_epi16(a, c_qinv);
+        // The low halves of a·c and m·q agree, so the difference of the high halves is exact.
+        _mm256_sub_epi16(
+            _mm256_mulhi_epi16(a, c),
+            _mm256_mulhi_epi16(m, _mm256_set1_epi16(p.q)),
         )
     }
 }
 
-/// Montgomery reduction of four `i64` lanes; the result is in the high word of each lane.
+/// x − q·round(x/q), |result| <= 3985 (module docs, bound 2).
 #[inline(always)]
-unsafe fn reduce64(x: __m256i) -> __m256i {
+unsafe fn barrett(x: __m256i, p: &Prime) -> __m256i {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let m = _mm256_mul_epi32(x, _mm256_set1_epi32(QINV));
-        _mm256_sub_epi32(x, _mm256_mul_epi32(m, _mm256_set1_epi32(Q)))
+        let t = _mm256_mulhi_epi16(x, _mm256_set1_epi16(p.barrett));
+        // round(t / 2^10)
+        let t = _mm256_mulhrs_epi16(t, _mm256_set1_epi16(1 << 5));
+        _mm256_sub_epi16(x, _mm256_mullo_epi16(t, _mm256_set1_epi16(p.q)))
     }
 }
 
-/// Lane-wise x − m where x > limit, then + m where x < −limit (masks, no branch).
+/// The centred residue of |x| <= 3q/2 (masks, no branch).
 #[inline(always)]
-unsafe fn fold(x: __m256i, m: i32, limit: i32) -> __m256i {
+unsafe fn canonical(x: __m256i, p: &Prime) -> __m256i {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let m = _mm256_set1_epi32(m);
-        let x = _mm256_sub_epi32(
-            x,
-            _mm256_and_si256(m, _mm256_cmpgt_epi32(x, _mm256_set1_epi32(limit))),
-        );
-        let below = _mm256_cmpgt_epi32(_mm256_set1_epi32(-limit), x);
-        _mm256_add_epi32(x, _mm256_and_si256(m, below))
+        let q = _mm256_set1_epi16(p.q);
+        let half = _mm256_set1_epi16((p.q - 1) >> 1);
+        let x = _mm256_sub_epi16(x, _mm256_and_si256(q, _mm256_cmpgt_epi16(x, half)));
+        let below = _mm256_cmpgt_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), half), x);
+        _mm256_add_epi16(x, _mm256_and_si256(q, below))
     }
-}
-
-/// Lane-wise `canonical_small`: the centred residue of |x| < q'.
-#[inline(always)]
-unsafe fn canonical_small(x: __m256i) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe { fold(x, Q, HALF_Q) }
-}
-
-/// The centred residue of a forward-transform output (|x| < 3.1·q', the module-level bound;
-/// valid up to 3.5·q'): 2q' off beyond ±(3q' − 1)/2, then [`canonical_small`]. No
-/// multiplication.
-#[inline(always)]
-unsafe fn canonical_transformed(x: __m256i) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe { canonical_small(fold(x, 2 * Q, (3 * Q - 1) >> 1)) }
 }
 
 /// Cooley–Tukey butterfly (x, y) ← (x + ζy, x − ζy).
 #[inline(always)]
-unsafe fn ct(x: &mut __m256i, y: &mut __m256i, (zeta, zeta_qinv): (__m256i, __m256i)) {
+unsafe fn ct(x: &mut __m256i, y: &mut __m256i, zeta: (__m256i, __m256i), p: &Prime) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let t = mont_mul(*y, zeta, zeta_qinv);
-        *y = _mm256_sub_epi32(*x, t);
-        *x = _mm256_add_epi32(*x, t);
+        let t = fqmul(*y, zeta, p);
+        *y = _mm256_sub_epi16(*x, t);
+        *x = _mm256_add_epi16(*x, t);
     }
 }
 
 /// Gentleman–Sande butterfly (x, y) ← (x + y, (x − y)·ζ^(−1)).
 #[inline(always)]
-unsafe fn gs(x: &mut __m256i, y: &mut __m256i, (zeta, zeta_qinv): (__m256i, __m256i)) {
+unsafe fn gs(x: &mut __m256i, y: &mut __m256i, zeta_inv: (__m256i, __m256i), p: &Prime) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let d = _mm256_sub_epi32(*x, *y);
-        *x = _mm256_add_epi32(*x, *y);
-        *y = mont_mul(d, zeta, zeta_qinv);
+        let d = _mm256_sub_epi16(*x, *y);
+        *x = _mm256_add_epi16(*x, *y);
+        *y = fqmul(d, zeta_inv, p);
     }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Transform passes on 32 registers (256 coefficients).
+// Transform passes.
 
-/// Forward layers 1–3 on registers `j, j + 4, …, j + 28` (coefficients 32 apart).
+/// Forward layers 1–3 on the registers of one parity (`v[m]` = register j + 2m).
 #[inline(always)]
-unsafe fn forward_layers_1_to_3(v: &mut [__m256i; 8]) {
+unsafe fn forward_layers_1_to_3(v: &mut [__m256i; 8], p: &Prime) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
         let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
-        let z = splat(FWD[1]);
-        ct(v0, v4, z);
-        ct(v1, v5, z);
-        ct(v2, v6, z);
-        ct(v3, v7, z);
-        let z = splat(FWD[2]);
-        ct(v0, v2, z);
-        ct(v1, v3, z);
-        let z = splat(FWD[3]);
-        ct(v4, v6, z);
-        ct(v5, v7, z);
-        ct(v0, v1, splat(FWD[4]));
-        ct(v2, v3, splat(FWD[5]));
-        ct(v4, v5, splat(FWD[6]));
-        ct(v6, v7, splat(FWD[7]));
+        let z = splat(p.fwd[1]);
+        ct(v0, v4, z, p);
+        ct(v1, v5, z, p);
+        ct(v2, v6, z, p);
+        ct(v3, v7, z, p);
+        let z = splat(p.fwd[2]);
+        ct(v0, v2, z, p);
+        ct(v1, v3, z, p);
+        let z = splat(p.fwd[3]);
+        ct(v4, v6, z, p);
+        ct(v5, v7, z, p);
+        ct(v0, v1, splat(p.fwd[4]), p);
+        ct(v2, v3, splat(p.fwd[5]), p);
+        ct(v4, v5, splat(p.fwd[6]), p);
+        ct(v6, v7, splat(p.fwd[7]), p);
     }
 }
 
-/// Forward layers 4–6 on the eight adjacent registers of chunk `c` (64 coefficients); leaves
-/// them in slot order.
+/// Forward layers 1–3 over all sixteen registers of `t`.
 #[inline(always)]
-unsafe fn forward_layers_4_to_6(w: &mut [__m256i; 8], c: usize) {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        {
-            let [w0, w1, w2, w3, w4, w5, w6, w7] = &mut *w;
-            let z = splat(FWD[8 + 2 * c]);
-            ct(w0, w2, z);
-            ct(w1, w3, z);
-            let z = splat(FWD[9 + 2 * c]);
-            ct(w4, w6, z);
-            ct(w5, w7, z);
-            ct(w0, w1, splat(FWD[16 + 4 * c]));
-            ct(w2, w3, splat(FWD[17 + 4 * c]));
-            ct(w4, w5, splat(FWD[18 + 4 * c]));
-            ct(w6, w7, splat(FWD[19 + 4 * c]));
-        }
-        for h in 0..4 {
-            let (a, b) = (w[2 * h], w[2 * h + 1]);
-            // Low halves (coefficients 0–3 of each register) against high halves (4–7).
-            let mut x = _mm256_permute2x128_si256::<0x20>(a, b);
-            let mut y = _mm256_permute2x128_si256::<0x31>(a, b);
-            ct(&mut x, &mut y, load_half(&FWD_LAST[4 * c + h]));
-            w[2 * h] = x;
-            w[2 * h + 1] = y;
-        }
-    }
-}
-
-/// Inverse layers 6–4 on chunk `c`, from slot order back to natural order.
-#[inline(always)]
-unsafe fn inverse_layers_6_to_4(w: &mut [__m256i; 8], c: usize) {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        for h in 0..4 {
-            let (mut x, mut y) = (w[2 * h], w[2 * h + 1]);
-            gs(&mut x, &mut y, load_half(&INV_LAST[4 * c + h]));
-            w[2 * h] = _mm256_permute2x128_si256::<0x20>(x, y);
-            w[2 * h + 1] = _mm256_permute2x128_si256::<0x31>(x, y);
-        }
-        let [w0, w1, w2, w3, w4, w5, w6, w7] = w;
-        gs(w0, w1, splat(INV[16 + 4 * c]));
-        gs(w2, w3, splat(INV[17 + 4 * c]));
-        gs(w4, w5, splat(INV[18 + 4 * c]));
-        gs(w6, w7, splat(INV[19 + 4 * c]));
-        let z = splat(INV[8 + 2 * c]);
-        gs(w0, w2, z);
-        gs(w1, w3, z);
-        let z = splat(INV[9 + 2 * c]);
-        gs(w4, w6, z);
-        gs(w5, w7, z);
-    }
-}
-
-/// Inverse layers 3–1 on registers `j, j + 4, …, j + 28`, the last one fused with the final
-/// scaling: sums are multiplied by F, differences by ζ^(−1)·F in one Montgomery product (one
-/// product fewer per pair than scaling afterwards). Outputs are below q' in magnitude (the
-/// module-level bound: |x| <= 47.5·q' before the last products).
-#[inline(always)]
-unsafe fn inverse_layers_3_to_1_scaled(v: &mut [__m256i; 8]) {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
-        gs(v0, v1, splat(INV[4]));
-        gs(v2, v3, splat(INV[5]));
-        gs(v4, v5, splat(INV[6]));
-        gs(v6, v7, splat(INV[7]));
-        let z = splat(INV[2]);
-        gs(v0, v2, z);
-        gs(v1, v3, z);
-        let z = splat(INV[3]);
-        gs(v4, v6, z);
-        gs(v5, v7, z);
-        let (f, fq) = splat(FINAL);
-        let (z, zq) = splat(INV_1_SCALED);
-        for (x, y) in [(v0, v4), (v1, v5), (v2, v6), (v3, v7)] {
-            let d = _mm256_sub_epi32(*x, *y);
-            *x = mont_mul(_mm256_add_epi32(*x, *y), f, fq);
-            *y = mont_mul(d, z, zq);
-        }
-    }
-}
-
-/// Runs forward pass 1 over all of `t` (natural order, 32 registers); with `SECRET`, the
-/// working registers' stack copy is wiped afterwards (the caller wipes `t`).
-#[inline(always)]
-unsafe fn forward_pass_1<const SECRET: bool>(t: &mut [__m256i; 32]) {
-    // SAFETY: AVX2 is present (caller contract).
-    let mut v = unsafe { [_mm256_setzero_si256(); 8] };
-    for j in 0..4 {
-        v = core::array::from_fn(|m| t[j + 4 * m]);
+unsafe fn forward_pass_1(t: &mut [__m256i; 16], p: &Prime) {
+    for j in 0..2 {
+        let mut v: [__m256i; 8] = core::array::from_fn(|m| t[j + 2 * m]);
         // SAFETY: AVX2 is present (caller contract).
-        unsafe { forward_layers_1_to_3(&mut v) };
+        unsafe { forward_layers_1_to_3(&mut v, p) };
         for (m, &x) in v.iter().enumerate() {
-            t[j + 4 * m] = x;
+            t[j + 2 * m] = x;
         }
     }
-    if SECRET {
-        // SAFETY: AVX2 is present (caller contract).
-        unsafe { wipe(&mut v) };
+}
+
+/// Forward layers 4–6 on registers 2h, 2h + 1 (`barrett` after layer 4): (X, Y) of the layout.
+#[inline(always)]
+unsafe fn forward_pair(a: __m256i, b: __m256i, h: usize, p: &Prime) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        let (mut a, mut b) = (a, b);
+        ct(&mut a, &mut b, splat(p.fwd[8 + h]), p);
+        let (a, b) = (barrett(a, p), barrett(b, p));
+        let mut x = _mm256_permute2x128_si256::<0x20>(a, b);
+        let mut y = _mm256_permute2x128_si256::<0x31>(a, b);
+        ct(&mut x, &mut y, load_lanes(&p.fwd5[h]), p);
+        let mut lo = _mm256_unpacklo_epi64(x, y);
+        let mut hi = _mm256_unpackhi_epi64(x, y);
+        ct(&mut lo, &mut hi, load_lanes(&p.fwd6[h]), p);
+        (lo, hi)
+    }
+}
+
+/// Inverse of [`forward_pair`] from reduced NTT-domain registers, and layer 4; outputs below
+/// 3985 in magnitude (reduced again after layer 4).
+#[inline(always)]
+unsafe fn inverse_pair(x: __m256i, y: __m256i, h: usize, p: &Prime) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        let (mut x, mut y) = (barrett(x, p), barrett(y, p));
+        gs(&mut x, &mut y, load_lanes(&p.inv6[h]), p);
+        let mut lo = _mm256_unpacklo_epi64(x, y);
+        let mut hi = _mm256_unpackhi_epi64(x, y);
+        gs(&mut lo, &mut hi, load_lanes(&p.inv5[h]), p);
+        let mut a = _mm256_permute2x128_si256::<0x20>(lo, hi);
+        let mut b = _mm256_permute2x128_si256::<0x31>(lo, hi);
+        gs(&mut a, &mut b, splat(p.inv[8 + h]), p);
+        (barrett(a, p), barrett(b, p))
+    }
+}
+
+/// Inverse layers 3–1 on the registers of one parity, the last fused with the scaling by R²/64;
+/// outputs at most 5953 in magnitude (bound 1).
+#[inline(always)]
+unsafe fn inverse_layers_3_to_1(v: &mut [__m256i; 8], p: &Prime) {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
+        gs(v0, v1, splat(p.inv[4]), p);
+        gs(v2, v3, splat(p.inv[5]), p);
+        gs(v4, v5, splat(p.inv[6]), p);
+        gs(v6, v7, splat(p.inv[7]), p);
+        let z = splat(p.inv[2]);
+        gs(v0, v2, z, p);
+        gs(v1, v3, z, p);
+        let z = splat(p.inv[3]);
+        gs(v4, v6, z, p);
+        gs(v5, v7, z, p);
+        let (scale, scale_inv1) = (splat(p.scale), splat(p.scale_inv1));
+        for (x, y) in [(v0, v4), (v1, v5), (v2, v6), (v3, v7)] {
+            let d = _mm256_sub_epi16(*x, *y);
+            *x = fqmul(_mm256_add_epi16(*x, *y), scale, p);
+            *y = fqmul(d, scale_inv1, p);
+        }
     }
 }
 
@@ -388,33 +424,102 @@ unsafe fn wipe(registers: &mut [__m256i]) {
     }
 }
 
-/// Eight `i32` lanes from `src[..8]`.
+// Vector `v` of the storage arrays (module docs: the indices).
+
 #[inline(always)]
-unsafe fn load_i32(src: &[i32]) -> __m256i {
-    let src = &src[..8];
-    // SAFETY: AVX2 is present (caller contract); `src` holds eight i32 (checked above).
+unsafe fn load_i32(src: &[i32], v: usize) -> __m256i {
+    let src = &src[8 * v..][..8];
+    // SAFETY: AVX2 is present (caller contract); `src` holds 32 bytes (checked above).
     unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
 }
 
 #[inline(always)]
-unsafe fn store_i32(dst: &mut [i32], x: __m256i) {
-    let dst = &mut dst[..8];
-    // SAFETY: AVX2 is present (caller contract); `dst` holds eight i32 (checked above).
+unsafe fn store_i32(dst: &mut [i32], v: usize, x: __m256i) {
+    let dst = &mut dst[8 * v..][..8];
+    // SAFETY: AVX2 is present (caller contract); `dst` holds 32 bytes (checked above).
     unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), x) }
 }
 
 #[inline(always)]
-unsafe fn load_i64(src: &[i64]) -> __m256i {
-    let src = &src[..4];
-    // SAFETY: AVX2 is present (caller contract); `src` holds four i64 (checked above).
+unsafe fn load_i64(src: &[i64], v: usize) -> __m256i {
+    let src = &src[4 * v..][..4];
+    // SAFETY: AVX2 is present (caller contract); `src` holds 32 bytes (checked above).
     unsafe { _mm256_loadu_si256(src.as_ptr().cast()) }
 }
 
 #[inline(always)]
-unsafe fn store_i64(dst: &mut [i64], x: __m256i) {
-    let dst = &mut dst[..4];
-    // SAFETY: AVX2 is present (caller contract); `dst` holds four i64 (checked above).
+unsafe fn store_i64(dst: &mut [i64], v: usize, x: __m256i) {
+    let dst = &mut dst[4 * v..][..4];
+    // SAFETY: AVX2 is present (caller contract); `dst` holds 32 bytes (checked above).
     unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), x) }
+}
+
+/// The centred public polynomial (bit 12 sign-extended, the scalar `poly::centred`).
+#[inline(always)]
+unsafe fn load_public(a: &Poly) -> [__m256i; 16] {
+    // A loop, not `array::from_fn`: a closure passed to a generic function is compiled without
+    // this function's target features, and its intrinsics become calls.
+    // SAFETY: AVX2 is present (caller contract).
+    let mut t = unsafe { [_mm256_setzero_si256(); 16] };
+    for (r, v) in t.iter_mut().enumerate() {
+        let chunk = &a.coeffs[16 * r..][..16];
+        // SAFETY: AVX2 is present (caller contract); `chunk` holds sixteen u16 (checked above).
+        unsafe {
+            let x = _mm256_loadu_si256(chunk.as_ptr().cast());
+            *v = _mm256_srai_epi16::<3>(_mm256_slli_epi16::<3>(x));
+        }
+    }
+    t
+}
+
+/// `acc += â ∘ ŝ` for one NTT-domain register (`x`, four blocks) against its four prepared
+/// vectors from `prepared_vector`, into accumulator vectors `acc_vector`, `acc_vector + 1`.
+#[inline(always)]
+unsafe fn basemul(
+    acc: &mut [i64; N],
+    acc_vector: usize,
+    prepared: &[i32; 4 * N],
+    prepared_vector: usize,
+    x: __m256i,
+) {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        let pair = |v| load_i32(prepared, prepared_vector + v);
+        // (a₀, a₁) and (a₂, a₃) of the even blocks, then of the odd ones, broadcast per block.
+        let even = _mm256_add_epi32(
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0x00>(x), pair(0)),
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0x55>(x), pair(1)),
+        );
+        let odd = _mm256_add_epi32(
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0xAA>(x), pair(2)),
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0xFF>(x), pair(3)),
+        );
+        let sums = load_i64(acc, acc_vector);
+        store_i64(acc, acc_vector, _mm256_add_epi32(sums, even));
+        let sums = load_i64(acc, acc_vector + 1);
+        store_i64(acc, acc_vector + 1, _mm256_add_epi32(sums, odd));
+    }
+}
+
+/// Montgomery reduction of two accumulator vectors (even and odd blocks) into one register of
+/// the NTT-domain layout.
+#[inline(always)]
+unsafe fn reduce_sums(acc: &[i64; N], acc_vector: usize, p: &Prime) -> __m256i {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        // Per 32-bit lane: m = (low half)·q^(−1) mod 2^16 with a zero high half, m·q by
+        // `vpmaddwd`, then (x − m·q)/2^16.
+        let qinv = _mm256_set1_epi32(p.qinv as u16 as i32);
+        let q = _mm256_set1_epi32(p.q as i32);
+        let reduce = |x: __m256i| {
+            let m = _mm256_mullo_epi16(x, qinv);
+            _mm256_srai_epi32::<16>(_mm256_sub_epi32(x, _mm256_madd_epi16(m, q)))
+        };
+        let even = reduce(load_i64(acc, acc_vector));
+        let odd = reduce(load_i64(acc, acc_vector + 1));
+        // Per 128 bits: the even block's four results, then the odd block's (exact: |r| < 2^15).
+        _mm256_packs_epi32(even, odd)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -423,33 +528,43 @@ unsafe fn store_i64(dst: &mut [i64], x: __m256i) {
 #[target_feature(enable = "avx2")]
 unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
     let out: *mut i32 = out.as_mut_ptr().cast();
+    // (ζb ‖ b) per block → the pairs (T[4 + k], T[3 + k]) and (T[2 + k], T[1 + k]), k = 0..3,
+    // as byte indices into the 128-bit (ζb ‖ b).
+    const PAIRS_01: [i8; 16] = [8, 9, 6, 7, 10, 11, 8, 9, 12, 13, 10, 11, 14, 15, 12, 13];
+    const PAIRS_23: [i8; 16] = [4, 5, 2, 3, 6, 7, 4, 5, 8, 9, 6, 7, 10, 11, 8, 9];
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        let mut t = [_mm256_setzero_si256(); 32];
-        for (v, chunk) in t.iter_mut().zip(s.coeffs.chunks_exact(8)) {
-            let chunk = &chunk[..8];
-            *v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(chunk.as_ptr().cast()));
-        }
-        forward_pass_1::<true>(&mut t);
-        for c in 0..4 {
-            // In place in `t`, so that the only copy of the transform on the stack is `t`.
-            let w: &mut [__m256i; 8] = (&mut t[8 * c..8 * c + 8]).try_into().unwrap();
-            forward_layers_4_to_6(w, c);
-            for (h, &x) in w.iter().enumerate() {
-                let slot = 8 * c + h;
-                // Canonical b and ζ·b per 128-bit block, then the four columns: column i is
-                // [ζb_(4−i), …, ζb_3, b_0, …, b_(3−i)], a byte shift of (ζb ‖ b).
-                let b = canonical_transformed(x);
-                let (bz, bzq) = load_half(&BLOCK_ZETAS[slot]);
-                let zb = canonical_small(mont_mul(b, bz, bzq));
-                // Column i of slots 2·slot, 2·slot + 1: eight entries from
-                // prepared_index(2·slot, i, 0) = 64·(slot / 2) + 16i + 8·(slot & 1), below
-                // 1,024; over the 32 slots and 4 columns every entry is written exactly once.
-                let column = |i| out.add(prepared_index::<P6>(2 * slot, i, 0)).cast();
-                _mm256_storeu_si256(column(0), b);
-                _mm256_storeu_si256(column(1), _mm256_alignr_epi8::<12>(b, zb));
-                _mm256_storeu_si256(column(2), _mm256_alignr_epi8::<8>(b, zb));
-                _mm256_storeu_si256(column(3), _mm256_alignr_epi8::<4>(b, zb));
+        let shuffle = |bytes: &[i8; 16]| {
+            let half = _mm_loadu_si128(bytes.as_ptr().cast());
+            _mm256_broadcastsi128_si256(half)
+        };
+        let (pairs_01, pairs_23) = (shuffle(&PAIRS_01), shuffle(&PAIRS_23));
+        let mut t = [_mm256_setzero_si256(); 16];
+        for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
+            for (r, v) in t.iter_mut().enumerate() {
+                let chunk = &s.coeffs[16 * r..][..16];
+                *v = _mm256_cvtepi8_epi16(_mm_loadu_si128(chunk.as_ptr().cast()));
+            }
+            forward_pass_1(&mut t, p);
+            for h in 0..8 {
+                let (x, y) = forward_pair(t[2 * h], t[2 * h + 1], h, p);
+                // In place in `t`, so that the only copy of the transform on the stack is `t`.
+                t[2 * h] = x;
+                t[2 * h + 1] = y;
+                for (half, roots) in [(0, &p.fwd6[h]), (1, &p.roots_odd[h])] {
+                    // Bounds 4: |b| <= 3985, |ζb| <= 4210; no centring needed.
+                    let b = barrett(t[2 * h + half], p);
+                    let zb = fqmul(b, load_lanes(roots), p);
+                    let even = _mm256_unpacklo_epi64(zb, b);
+                    let odd = _mm256_unpackhi_epi64(zb, b);
+                    // Vectors 64p + 8h + 4·half + 0..4: below 128, each written once.
+                    let base = 64 * p_index + 8 * h + 4 * half;
+                    let vector = |j: usize| out.add(8 * (base + j)).cast();
+                    _mm256_storeu_si256(vector(0), _mm256_shuffle_epi8(even, pairs_01));
+                    _mm256_storeu_si256(vector(1), _mm256_shuffle_epi8(even, pairs_23));
+                    _mm256_storeu_si256(vector(2), _mm256_shuffle_epi8(odd, pairs_01));
+                    _mm256_storeu_si256(vector(3), _mm256_shuffle_epi8(odd, pairs_23));
+                }
             }
         }
         // Wipe the secret's transform from the stack.
@@ -457,63 +572,19 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
     }
 }
 
-/// Loads the centred `a` (sign-extended bit 12, the scalar `poly::centred`) and runs forward
-/// pass 1.
-#[inline(always)]
-unsafe fn load_public_pass_1(a: &Poly, t: &mut [__m256i; 32]) {
-    for (v, chunk) in t.iter_mut().zip(a.coeffs.chunks_exact(8)) {
-        let chunk = &chunk[..8];
-        // SAFETY: AVX2 is present (caller contract); `chunk` holds eight u16 (checked above).
-        *v = unsafe {
-            let x = _mm256_cvtepu16_epi32(_mm_loadu_si128(chunk.as_ptr().cast()));
-            _mm256_srai_epi32::<19>(_mm256_slli_epi32::<19>(x))
-        };
-    }
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe { forward_pass_1::<false>(t) };
-}
-
-/// `acc += â ∘ ŝ` for the two blocks of NTT-domain register `slot` (â in `x`).
-#[inline(always)]
-unsafe fn basemul_slot(acc: &mut [i64; N], prepared: &[i32; 4 * N], slot: usize, x: __m256i) {
-    // The register's eight positions are one half of a 16-position accumulator group (eight
-    // even sums, then eight odd ones) and of a 4-block prepared group (column i of four blocks).
-    let half = slot & 1;
-    let cols = &prepared[64 * (slot >> 1) + 8 * half..][..56];
-    let sums = &mut acc[16 * (slot >> 1) + 4 * half..][..12];
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        let mut even = load_i64(&sums[0..]);
-        let mut odd = load_i64(&sums[8..]);
-        // Row k of a block: Σ_i a_i · column_i[k]; a_i broadcast within each block (128 bits).
-        let a_i = [
-            _mm256_shuffle_epi32::<0x00>(x),
-            _mm256_shuffle_epi32::<0x55>(x),
-            _mm256_shuffle_epi32::<0xAA>(x),
-            _mm256_shuffle_epi32::<0xFF>(x),
-        ];
-        for (i, &ai) in a_i.iter().enumerate() {
-            let col = load_i32(&cols[16 * i..]);
-            even = _mm256_add_epi64(even, _mm256_mul_epi32(ai, col));
-            odd = _mm256_add_epi64(odd, _mm256_mul_epi32(ai, odd_lanes(col)));
-        }
-        store_i64(&mut sums[0..], even);
-        store_i64(&mut sums[8..], odd);
-    }
-}
-
 #[target_feature(enable = "avx2")]
 unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        let mut t = [_mm256_setzero_si256(); 32];
-        load_public_pass_1(a, &mut t);
-        for c in 0..4 {
-            let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * c + k]);
-            forward_layers_4_to_6(&mut w, c);
-            // Fused: the base multiplication reads the registers, â is never stored.
-            for (h, &x) in w.iter().enumerate() {
-                basemul_slot(acc, prepared, 8 * c + h, x);
+        for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
+            let mut t = load_public(a);
+            forward_pass_1(&mut t, p);
+            for h in 0..8 {
+                // Fused: the base multiplication reads the registers, â is never stored.
+                let (x, y) = forward_pair(t[2 * h], t[2 * h + 1], h, p);
+                let (acc_vector, prepared_vector) = (32 * p_index + 4 * h, 64 * p_index + 8 * h);
+                basemul(acc, acc_vector, prepared, prepared_vector, x);
+                basemul(acc, acc_vector + 2, prepared, prepared_vector + 4, y);
             }
         }
     }
@@ -523,13 +594,13 @@ unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
 unsafe fn public_to_domain_avx2(a: &Poly, out: &mut [i32; N]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        let mut t = [_mm256_setzero_si256(); 32];
-        load_public_pass_1(a, &mut t);
-        for c in 0..4 {
-            let mut w: [__m256i; 8] = core::array::from_fn(|k| t[8 * c + k]);
-            forward_layers_4_to_6(&mut w, c);
-            for (h, &x) in w.iter().enumerate() {
-                store_i32(&mut out[8 * (8 * c + h)..], x);
+        for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
+            let mut t = load_public(a);
+            forward_pass_1(&mut t, p);
+            for h in 0..8 {
+                let (x, y) = forward_pair(t[2 * h], t[2 * h + 1], h, p);
+                store_i32(out, 16 * p_index + 2 * h, x);
+                store_i32(out, 16 * p_index + 2 * h + 1, y);
             }
         }
     }
@@ -539,8 +610,14 @@ unsafe fn public_to_domain_avx2(a: &Poly, out: &mut [i32; N]) {
 unsafe fn basemul_acc_avx2(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32; 4 * N]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        for slot in 0..32 {
-            basemul_slot(acc, prepared, slot, load_i32(&a_hat[8 * slot..]));
+        for p_index in 0..2 {
+            for h in 0..8 {
+                let (acc_vector, prepared_vector) = (32 * p_index + 4 * h, 64 * p_index + 8 * h);
+                let x = load_i32(a_hat, 16 * p_index + 2 * h);
+                let y = load_i32(a_hat, 16 * p_index + 2 * h + 1);
+                basemul(acc, acc_vector, prepared, prepared_vector, x);
+                basemul(acc, acc_vector + 2, prepared, prepared_vector + 4, y);
+            }
         }
     }
 }
@@ -549,69 +626,72 @@ unsafe fn basemul_acc_avx2(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32
 unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        let mut t = [_mm256_setzero_si256(); 32];
-        for c in 0..4 {
-            // In place in `t` (wiped below), as in `prepare_avx2`.
-            let w: &mut [__m256i; 8] = (&mut t[8 * c..8 * c + 8]).try_into().unwrap();
-            *w = core::array::from_fn(|h| {
-                // Slot 8c + h: half h & 1 of accumulator group 4c + h / 2 (see `basemul_slot`).
-                let sums = &acc[16 * (4 * c + (h >> 1)) + 4 * (h & 1)..][..12];
-                join_high(
-                    reduce64(load_i64(&sums[0..])),
-                    reduce64(load_i64(&sums[8..])),
-                )
-            });
-            inverse_layers_6_to_4(w, c);
-        }
-        let mut out = Poly::ZERO;
-        let low16 = _mm256_set1_epi32(0xFFFF);
+        // t: the prime being inverted; residues: the canonical results mod p₀.
+        let mut t = [_mm256_setzero_si256(); 16];
+        let mut residues = [_mm256_setzero_si256(); 16];
         let mut v = [_mm256_setzero_si256(); 8];
-        for j in 0..4 {
-            v = core::array::from_fn(|m| t[j + 4 * m]);
-            inverse_layers_3_to_1_scaled(&mut v);
-            for (m, &x) in v.iter().enumerate() {
-                let x = canonical_small(x);
-                // Wrap to u16 (as `x as u16`): mask, pack with unsigned saturation (now exact),
-                // gather the two 64-bit halves holding the eight results.
-                let x = _mm256_and_si256(x, low16);
-                let packed = _mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi32(x, x));
-                let dst = &mut out.coeffs[8 * (j + 4 * m)..][..8];
-                _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm256_castsi256_si128(packed));
+        let mut out = Poly::ZERO;
+        for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
+            for h in 0..8 {
+                let base = 32 * p_index + 4 * h;
+                let x = reduce_sums(acc, base, p);
+                let y = reduce_sums(acc, base + 2, p);
+                (t[2 * h], t[2 * h + 1]) = inverse_pair(x, y, h, p);
+            }
+            for j in 0..2 {
+                v = core::array::from_fn(|m| t[j + 2 * m]);
+                inverse_layers_3_to_1(&mut v, p);
+                for (m, &x) in v.iter().enumerate() {
+                    let r = j + 2 * m;
+                    if p_index == 0 {
+                        residues[r] = canonical(x, p);
+                        continue;
+                    }
+                    // CRT: t = (r₁ − r₀)·p₀^(−1) mod p₁, x = r₀ + p₀·t (mod 2^16).
+                    let r0 = residues[r];
+                    let lift = canonical(fqmul(_mm256_sub_epi16(x, r0), splat(CRT), p), p);
+                    let x = _mm256_add_epi16(
+                        r0,
+                        _mm256_mullo_epi16(lift, _mm256_set1_epi16(PRIMES[0] as i16)),
+                    );
+                    let dst = &mut out.coeffs[16 * r..][..16];
+                    _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
+                }
             }
         }
         // The accumulated sums are secret-derived: wipe their transforms from the stack.
         wipe(&mut t);
+        wipe(&mut residues);
         wipe(&mut v);
         out
     }
 }
 
-/// AVX2 `prepare` (same output as the scalar one).
+/// AVX2 `prepare`: the secret mod both primes (this path's layout, module docs).
 pub(crate) fn prepare(_token: Avx2Token, s: &SecretPoly) -> [i32; 4 * N] {
     // Not zero-filled first: the 4 KiB fill was a measurable share of `prepare`.
     let mut out = MaybeUninit::uninit();
-    // SAFETY: the token proves AVX2 is present; `prepare_avx2` writes all 1,024 entries (32
-    // slots × 4 columns × 8), so `out` is initialised.
+    // SAFETY: the token proves AVX2 is present; `prepare_avx2` writes all 1,024 entries (128
+    // vectors of eight), so `out` is initialised.
     unsafe {
         prepare_avx2(s, &mut out);
         out.assume_init()
     }
 }
 
-/// AVX2 `mul_acc` (same sums as the scalar one).
+/// AVX2 `mul_acc` into this path's accumulator layout.
 pub(crate) fn mul_acc(_token: Avx2Token, acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     // SAFETY: the token proves AVX2 is present.
     unsafe { mul_acc_avx2(acc, a, prepared) }
 }
 
-/// AVX2 forward transform of a public polynomial into NTT-domain order (same values as the
-/// scalar `public_to_domain`).
+/// AVX2 forward transform of a public polynomial, mod both primes.
 pub(crate) fn public_to_domain(_token: Avx2Token, a: &Poly, out: &mut [i32; N]) {
     // SAFETY: the token proves AVX2 is present.
     unsafe { public_to_domain_avx2(a, out) }
 }
 
-/// AVX2 base multiplication of an NTT-domain public polynomial (same sums as the scalar one).
+/// AVX2 base multiplication of an NTT-domain public polynomial.
 pub(crate) fn basemul_acc(
     _token: Avx2Token,
     acc: &mut [i64; N],
@@ -622,7 +702,7 @@ pub(crate) fn basemul_acc(
     unsafe { basemul_acc_avx2(acc, a_hat, prepared) }
 }
 
-/// AVX2 `finish` (same output as the scalar one).
+/// AVX2 `finish` (same output as the scalar one, bit for bit).
 pub(crate) fn finish(_token: Avx2Token, acc: &[i64; N]) -> Poly {
     // SAFETY: the token proves AVX2 is present.
     unsafe { finish_avx2(acc) }

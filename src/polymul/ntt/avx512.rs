@@ -1,5 +1,5 @@
-//! AVX-512 kernels of the 6-layer NTT: sixteen `i32` lanes per register, the arithmetic of the
-//! AVX2 kernels (`vpmuldq` on even and odd lanes, signed Montgomery reduction), so every
+//! AVX-512 kernels of the 6-layer NTT: sixteen `i32` lanes per register, the scalar code's
+//! arithmetic mod q' (`vpmuldq` on even and odd lanes, signed Montgomery reduction), so every
 //! intermediate value, accumulator, prepared secret and output is bit for bit the scalar one.
 //!
 //! Layout: the 256 coefficients fill sixteen registers, so layers 1–4 pair whole registers (8,
@@ -9,7 +9,7 @@
 //! `j` holding NTT-domain slots 4j..4j + 3 (four blocks mod x^4 ∓ ζ, the order of
 //! [`block_slot`]) — one 16-position accumulator group and one 4-block prepared group.
 //!
-//! **Safety.** As in the AVX2 module: every function that executes AVX-512 instructions is an
+//! **Safety.** Every function that executes AVX-512 instructions is an
 //! `unsafe fn` that may only run on a CPU with AVX-512 F and BW; the safe entry points take an
 //! [`Avx512Token`], which only [`Avx512Token::detect`] creates (CPUID and the OS's register
 //! state support through `cpufeatures`, cached). Memory is read and written only through
@@ -24,7 +24,6 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::avx2::{FINAL, FWD, INV, INV_1_SCALED, Twiddle};
 use super::params::{HALF_Q, Layers6, Params, Q, QINV, block_slot, block_zeta};
 use core::mem::MaybeUninit;
 
@@ -33,6 +32,55 @@ use crate::poly::{N, Poly, SecretPoly};
 pub(crate) use crate::cpu::Avx512BwToken as Avx512Token;
 
 type P6 = Layers6;
+
+/// Twiddle `ζ` and its companion `ζ·q'^(−1) mod 2^32`, which saves one multiplication per
+/// Montgomery product (the low word of a·ζ·q'^(−1) is computed directly).
+#[derive(Clone, Copy)]
+struct Twiddle {
+    zeta: i32,
+    zeta_qinv: i32,
+}
+
+/// `scalar::mont_mul` for constants, centred like every twiddle (|result| <= (q' − 1)/2).
+const fn mont_mul_const(a: i32, b: i32) -> i32 {
+    let x = a as i64 * b as i64;
+    let m = (x as i32).wrapping_mul(QINV);
+    let r = ((x - m as i64 * Q as i64) >> 32) as i32;
+    if r > HALF_Q {
+        r - Q
+    } else if r < -HALF_Q {
+        r + Q
+    } else {
+        r
+    }
+}
+
+const fn twiddle(zeta: i32) -> Twiddle {
+    Twiddle {
+        zeta,
+        zeta_qinv: zeta.wrapping_mul(QINV),
+    }
+}
+
+const fn twiddle_table(zetas: &[i32; N]) -> [Twiddle; 64] {
+    let mut out = [Twiddle {
+        zeta: 0,
+        zeta_qinv: 0,
+    }; 64];
+    let mut i = 0;
+    while i < 64 {
+        out[i] = twiddle(zetas[i]);
+        i += 1;
+    }
+    out
+}
+
+const FWD: [Twiddle; 64] = twiddle_table(&P6::ZETAS);
+const INV: [Twiddle; 64] = twiddle_table(&P6::ZETAS_INV);
+const FINAL: Twiddle = twiddle(P6::FINAL_SCALE);
+/// ζ_1^(−1)·F: the first twiddle of the inverse fused with the final scale (Montgomery product
+/// of the two, computed at compile time).
+const INV_1_SCALED: Twiddle = twiddle(mont_mul_const(P6::ZETAS_INV[1], P6::FINAL_SCALE));
 
 /// One twiddle per 128-bit quarter (each repeated in its four lanes), with its companions
 /// ζ·q'^(−1) mod 2^32.
@@ -181,7 +229,7 @@ unsafe fn join_high(even: __m512i, odd: __m512i) -> __m512i {
 /// `vpmuldq`, opaque to the optimiser. Applied to a product (m = a·ζq'^(−1) or x·q'^(−1)), the
 /// intrinsic is rewritten by LLVM into `vpmuludq` for m plus a shift pair that clears m's high
 /// words before the `vpmuldq` by q' (which ignores them anyway): two extra port-0 instructions
-/// per half (seen in the disassembly; the AVX2 code is not affected).
+/// per half (seen in the disassembly).
 #[inline]
 #[target_feature(enable = "avx512f")]
 unsafe fn mul_epi32_opaque(a: __m512i, b: __m512i) -> __m512i {
@@ -377,7 +425,7 @@ unsafe fn layer_6_5_inverse(u: &mut [__m512i; 16], p: usize) {
     }
 }
 
-/// Inverse layers 4–1, the last one fused with the final scaling as in the AVX2 kernels: sums
+/// Inverse layers 4–1, the last one fused with the final scaling: sums
 /// are multiplied by F, differences by ζ^(−1)·F (outputs below q' in magnitude, the
 /// module-level bound).
 #[inline(always)]

@@ -51,9 +51,9 @@ impl<const L: usize> Params for LayerCount<L> {
 /// The 6-layer transform of the public backends: 64 blocks mod x^4 ∓ ζ.
 pub(crate) type Layers6 = LayerCount<6>;
 
+/// base^exp mod q (q' here; the AVX2 path's 16-bit primes too).
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants
-const fn pow_mod(base: u64, mut exp: u64) -> u64 {
-    let q = Q as u64;
+pub(super) const fn pow_mod(base: u64, mut exp: u64, q: u64) -> u64 {
     let mut acc = 1u64;
     let mut b = base % q;
     while exp > 0 {
@@ -100,9 +100,9 @@ const fn qinv() -> i32 {
 const fn primitive_root(layers: usize) -> u64 {
     let order = 1u64 << (layers + 1);
     assert!((Q as u64 - 1).is_multiple_of(order));
-    let root = pow_mod(GENERATOR, (Q as u64 - 1) / order);
+    let root = pow_mod(GENERATOR, (Q as u64 - 1) / order, Q as u64);
     // Order exactly 2^(layers+1): its 2^layers-th power is −1.
-    assert!(pow_mod(root, order >> 1) == Q as u64 - 1);
+    assert!(pow_mod(root, order >> 1, Q as u64) == Q as u64 - 1);
     root
 }
 
@@ -138,7 +138,7 @@ pub(crate) const fn plain_twiddles(layers: usize, inverse: bool) -> [i32; N] {
     while i < (1 << layers) {
         let exp = bit_reverse(i, layers) as u64;
         let exp = if inverse { order - exp } else { exp };
-        table[i] = centred(pow_mod(root, exp));
+        table[i] = centred(pow_mod(root, exp, Q as u64));
         i += 1;
     }
     table
@@ -146,14 +146,14 @@ pub(crate) const fn plain_twiddles(layers: usize, inverse: bool) -> [i32; N] {
 
 /// 2^(−k) mod q', centred.
 pub(crate) const fn inverse_power_of_two(k: usize) -> i32 {
-    centred(pow_mod((Q as u64).div_ceil(2), k as u64))
+    centred(pow_mod((Q as u64).div_ceil(2), k as u64, Q as u64))
 }
 
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants
 const fn final_scale(layers: usize) -> i32 {
     let q = Q as u64;
     // 2^−layers = ((q' + 1) / 2)^layers mod q'.
-    let inv = pow_mod(q.div_ceil(2), layers as u64);
+    let inv = pow_mod(q.div_ceil(2), layers as u64, q);
     centred(mont_form(mont_form(inv)))
 }
 

@@ -1,5 +1,6 @@
-//! Unit tests: the layer-count variants against the oracle, and the scalar and AVX2 paths
-//! against each other at every step (prepared secrets, accumulators, outputs: bit for bit).
+//! Unit tests: the layer-count variants against the oracle, the scalar and AVX-512 paths against
+//! each other at every step (prepared secrets, accumulators, outputs: bit for bit), and the AVX2
+//! path (two 16-bit primes, its own domain layout) against the scalar outputs.
 
 extern crate std;
 
@@ -132,11 +133,11 @@ proptest! {
     }
 
     #[test]
-    fn scalar_and_avx2_agree_bit_for_bit(
+    fn scalar_and_avx2_outputs_agree_bit_for_bit(
         terms in proptest::collection::vec((poly_strategy(), secret_strategy()), 1..=4)
     ) {
         match NttAvx2::new() {
-            Some(avx2) => simd_agrees_with_scalar(avx2, &terms)?,
+            Some(avx2) => avx2_agrees_with_scalar(avx2, &terms)?,
             None => std::eprintln!("note: CPU without AVX2, scalar/AVX2 comparison skipped"),
         }
     }
@@ -187,7 +188,34 @@ where
     prop_assert_eq!(acc_cached.sums, acc_scalar.sums);
     let out_scalar = scalar.finish(&acc_scalar);
     prop_assert_eq!(out_scalar.coeffs, simd.finish(&acc_scalar).coeffs);
-    prop_assert_eq!(out_scalar.coeffs, Ntt::new().finish(&acc_simd).coeffs);
+    prop_assert_eq!(out_scalar.coeffs, simd.finish(&acc_simd).coeffs);
+    Ok(())
+}
+
+/// The AVX2 path against the scalar one: its domain values are its own (two primes), so the
+/// outputs are compared bit for bit, after every product (`finish` leaves the sum in place), and
+/// its cached public operands give its own `mul_acc` accumulators exactly.
+fn avx2_agrees_with_scalar(
+    mut avx2: NttAvx2,
+    terms: &[(Poly, SecretPoly)],
+) -> Result<(), TestCaseError> {
+    let mut scalar = NttScalar;
+    let mut acc_scalar = scalar.accumulator();
+    let mut acc_avx2 = avx2.accumulator();
+    let mut acc_cached = avx2.accumulator();
+    for (a, s) in terms {
+        let p_scalar = scalar.prepare(s);
+        let p_avx2 = avx2.prepare(s);
+        scalar.mul_acc(&mut acc_scalar, a, &p_scalar);
+        avx2.mul_acc(&mut acc_avx2, a, &p_avx2);
+        prop_assert_eq!(
+            scalar.finish(&acc_scalar).coeffs,
+            avx2.finish(&acc_avx2).coeffs
+        );
+        let public = avx2.prepare_public(a);
+        avx2.mul_acc_prepared(&mut acc_cached, &public, &p_avx2);
+        prop_assert_eq!(acc_cached.sums, acc_avx2.sums);
+    }
     Ok(())
 }
 
@@ -211,15 +239,44 @@ proptest! {
         }
         prop_assert_eq!(got.sums, want.sums);
         let want_poly = masked(&sum_with(Schoolbook, &terms));
-        prop_assert_eq!(masked(&Ntt::new().finish(&got)), want_poly);
+        prop_assert_eq!(masked(&scalar.finish(&got)), want_poly);
     }
 }
 
 #[test]
-fn simd_paths_agree_with_scalar_on_the_extreme_sum() {
+fn simd_paths_agree_with_scalar_on_the_extreme_sums() {
+    // The contract's extremes of both signs, for the AVX2 path's 16-bit bounds.
+    let negated = extreme_terms()
+        .into_iter()
+        .map(|(a, mut s)| {
+            s.coeffs = s.coeffs.map(|c| -c);
+            (a, s)
+        })
+        .collect::<Vec<_>>();
+    let mixed = (0..4)
+        .map(|k| {
+            let a = Poly {
+                coeffs: [if k & 1 == 0 { 4095 } else { 4096 }; N],
+            };
+            let s = SecretPoly {
+                coeffs: core::array::from_fn(|i| {
+                    if i.is_multiple_of(3) {
+                        -SECRET_BOUND
+                    } else {
+                        SECRET_BOUND
+                    }
+                }),
+            };
+            (a, s)
+        })
+        .collect::<Vec<_>>();
+    if let Some(avx2) = NttAvx2::new() {
+        avx2_agrees_with_scalar(avx2, &negated).unwrap();
+        avx2_agrees_with_scalar(avx2, &mixed).unwrap();
+    }
     let terms = extreme_terms();
     if let Some(avx2) = NttAvx2::new() {
-        simd_agrees_with_scalar(avx2, &terms).unwrap();
+        avx2_agrees_with_scalar(avx2, &terms).unwrap();
     }
     if let Some(avx512) = NttAvx512::new() {
         simd_agrees_with_scalar(avx512, &terms).unwrap();
