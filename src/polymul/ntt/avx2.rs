@@ -6,9 +6,10 @@
 //! AVX2 has no 32×32→64-bit multiply on all eight lanes: a Montgomery product mod the 25-bit q'
 //! takes six `vpmuldq` on even and odd lanes for eight coefficients. Mod a 13-bit prime it takes
 //! three 16-bit multiplies (`vpmullw`, `vpmulhw` ×2) for sixteen; the base multiplication's dot
-//! products are `vpmaddwd`. Two primes cost about 2.5× fewer instructions per transform than
-//! one 32-bit prime. The NTT-domain values therefore differ from the scalar and AVX-512 paths'
-//! (same types, same sizes, another layout); the outputs of `finish` are the same bit for bit.
+//! products are `vpmaddwd`. Both primes together take fewer instructions than the one 32-bit
+//! prime (BENCHMARKS.md, issue 18). The NTT-domain values therefore differ from the scalar and
+//! AVX-512 paths' (same types, same sizes, another layout); the outputs of `finish` are the same
+//! bit for bit.
 //!
 //! # Bounds (Chung et al., TCHES 2021(2), §3: a product over Z via a CRT of NTT-friendly primes)
 //!
