@@ -91,12 +91,6 @@ const fn pow_mod(base: i64, exp: i64, q: i64) -> i64 {
     params::pow_mod(base as u64, exp as u64, q as u64) as i64
 }
 
-/// x mod q centred in [−(q − 1)/2, (q − 1)/2].
-const fn centred(x: i64, q: i64) -> i16 {
-    let r = x.rem_euclid(q);
-    (if r > q >> 1 { r - q } else { r }) as i16
-}
-
 /// A constant c·R mod q (centred) with its companion c·R·q^(−1) mod 2^16, for `fqmul`.
 #[derive(Clone, Copy)]
 struct Twiddle {
@@ -109,6 +103,13 @@ struct Twiddle {
 struct Lanes {
     c: [i16; 16],
     c_qinv: [i16; 16],
+}
+
+impl Lanes {
+    const fn set(&mut self, lane: usize, t: Twiddle) {
+        self.c[lane] = t.c;
+        self.c_qinv[lane] = t.c_qinv;
+    }
 }
 
 /// Everything one prime's kernels need.
@@ -134,7 +135,7 @@ struct Prime {
 }
 
 const fn twiddle(value: i64, q: i64, qinv: i16) -> Twiddle {
-    let c = centred(value * R, q);
+    let c = params::centred_in(value * R, q) as i16;
     Twiddle {
         c,
         c_qinv: c.wrapping_mul(qinv),
@@ -143,14 +144,8 @@ const fn twiddle(value: i64, q: i64, qinv: i16) -> Twiddle {
 
 #[allow(clippy::integer_division_remainder_used)] // compile time, public constants
 const fn prime(q: i64) -> Prime {
-    // q^(−1) mod 2^16 by Newton's iteration (q is odd).
-    let mut inv = q;
-    let mut i = 0;
-    while i < 4 {
-        inv = inv.wrapping_mul(2 - q.wrapping_mul(inv)) & 0xFFFF;
-        i += 1;
-    }
-    let qinv = inv as u16 as i16;
+    // q^(−1) mod 2^16: the low half of the inverse mod 2^32.
+    let qinv = params::odd_inverse(q as u32) as u16 as i16;
     // The smallest ω with ω^64 = −1: a primitive 128th root of unity.
     let mut omega = 2;
     while pow_mod(omega, 64, q) != q - 1 {
@@ -197,21 +192,11 @@ const fn prime(q: i64) -> Prime {
             // Layer 5: group 16 + 2h in the low 128 bits, 17 + 2h in the high ones. Layer 6:
             // group 32 + 4h + (quarter).
             let (g5, g6) = (16 + 2 * h + lane / 8, 32 + 4 * h + lane / 4);
-            let t = twiddle(zeta[g5], q, qinv);
-            out.fwd5[h].c[lane] = t.c;
-            out.fwd5[h].c_qinv[lane] = t.c_qinv;
-            let t = twiddle(zeta[g6], q, qinv);
-            out.fwd6[h].c[lane] = t.c;
-            out.fwd6[h].c_qinv[lane] = t.c_qinv;
-            let t = twiddle(q - zeta[g6], q, qinv);
-            out.roots_odd[h].c[lane] = t.c;
-            out.roots_odd[h].c_qinv[lane] = t.c_qinv;
-            let t = twiddle(zeta_inv[g5], q, qinv);
-            out.inv5[h].c[lane] = t.c;
-            out.inv5[h].c_qinv[lane] = t.c_qinv;
-            let t = twiddle(zeta_inv[g6], q, qinv);
-            out.inv6[h].c[lane] = t.c;
-            out.inv6[h].c_qinv[lane] = t.c_qinv;
+            out.fwd5[h].set(lane, twiddle(zeta[g5], q, qinv));
+            out.fwd6[h].set(lane, twiddle(zeta[g6], q, qinv));
+            out.roots_odd[h].set(lane, twiddle(q - zeta[g6], q, qinv));
+            out.inv5[h].set(lane, twiddle(zeta_inv[g5], q, qinv));
+            out.inv6[h].set(lane, twiddle(zeta_inv[g6], q, qinv));
             lane += 1;
         }
         h += 1;
@@ -341,19 +326,6 @@ unsafe fn forward_layers_1_to_3(v: &mut [__m256i; 8], p: &Prime) {
     }
 }
 
-/// Forward layers 1–3 over all sixteen registers of `t`.
-#[inline(always)]
-unsafe fn forward_pass_1(t: &mut [__m256i; 16], p: &Prime) {
-    for j in 0..2 {
-        let mut v: [__m256i; 8] = core::array::from_fn(|m| t[j + 2 * m]);
-        // SAFETY: AVX2 is present (caller contract).
-        unsafe { forward_layers_1_to_3(&mut v, p) };
-        for (m, &x) in v.iter().enumerate() {
-            t[j + 2 * m] = x;
-        }
-    }
-}
-
 /// Forward layers 4–6 on registers 2h, 2h + 1 (`barrett` after layer 4): (X, Y) of the layout.
 #[inline(always)]
 unsafe fn forward_pair(a: __m256i, b: __m256i, h: usize, p: &Prime) -> (__m256i, __m256i) {
@@ -369,6 +341,31 @@ unsafe fn forward_pair(a: __m256i, b: __m256i, h: usize, p: &Prime) -> (__m256i,
         let mut hi = _mm256_unpackhi_epi64(x, y);
         ct(&mut lo, &mut hi, load_lanes(&p.fwd6[h]), p);
         (lo, hi)
+    }
+}
+
+/// The forward transform of the sixteen registers `t` mod `p`: layers 1–3 in place in `t`, then
+/// layers 4–6 per register pair h, whose (X, Y) go to `each_pair(h, X, Y)` (stored, or used at
+/// once by the base multiplication). Called only from the `#[target_feature]` entry points, whose
+/// closures are compiled with AVX2.
+#[inline(always)]
+unsafe fn forward(
+    t: &mut [__m256i; 16],
+    p: &Prime,
+    mut each_pair: impl FnMut(usize, __m256i, __m256i),
+) {
+    for j in 0..2 {
+        let mut v: [__m256i; 8] = core::array::from_fn(|m| t[j + 2 * m]);
+        // SAFETY: AVX2 is present (caller contract).
+        unsafe { forward_layers_1_to_3(&mut v, p) };
+        for (m, &x) in v.iter().enumerate() {
+            t[j + 2 * m] = x;
+        }
+    }
+    for h in 0..8 {
+        // SAFETY: AVX2 is present (caller contract).
+        let (x, y) = unsafe { forward_pair(t[2 * h], t[2 * h + 1], h, p) };
+        each_pair(h, x, y);
     }
 }
 
@@ -502,6 +499,23 @@ unsafe fn basemul(
     }
 }
 
+/// [`basemul`] of register pair h of prime `p_index` (X and Y, module docs: the indices).
+#[inline(always)]
+unsafe fn basemul_pair(
+    acc: &mut [i64; N],
+    prepared: &[i32; 4 * N],
+    p_index: usize,
+    h: usize,
+    (x, y): (__m256i, __m256i),
+) {
+    let (acc_vector, prepared_vector) = (32 * p_index + 4 * h, 64 * p_index + 8 * h);
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        basemul(acc, acc_vector, prepared, prepared_vector, x);
+        basemul(acc, acc_vector + 2, prepared, prepared_vector + 4, y);
+    }
+}
+
 /// Montgomery reduction of two accumulator vectors (even and odd blocks) into one register of
 /// the NTT-domain layout.
 #[inline(always)]
@@ -546,15 +560,10 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
                 let chunk = &s.coeffs[16 * r..][..16];
                 *v = _mm256_cvtepi8_epi16(_mm_loadu_si128(chunk.as_ptr().cast()));
             }
-            forward_pass_1(&mut t, p);
-            for h in 0..8 {
-                let (x, y) = forward_pair(t[2 * h], t[2 * h + 1], h, p);
-                // In place in `t`, so that the only copy of the transform on the stack is `t`.
-                t[2 * h] = x;
-                t[2 * h + 1] = y;
-                for (half, roots) in [(0, &p.fwd6[h]), (1, &p.roots_odd[h])] {
+            forward(&mut t, p, |h, x, y| {
+                for (half, b, roots) in [(0, x, &p.fwd6[h]), (1, y, &p.roots_odd[h])] {
                     // Bounds 4: |b| <= 3985, |ζb| <= 4210; no centring needed.
-                    let b = barrett(t[2 * h + half], p);
+                    let b = barrett(b, p);
                     let zb = fqmul(b, load_lanes(roots), p);
                     let even = _mm256_unpacklo_epi64(zb, b);
                     let odd = _mm256_unpackhi_epi64(zb, b);
@@ -566,9 +575,9 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
                     _mm256_storeu_si256(vector(2), _mm256_shuffle_epi8(odd, pairs_01));
                     _mm256_storeu_si256(vector(3), _mm256_shuffle_epi8(odd, pairs_23));
                 }
-            }
+            });
         }
-        // Wipe the secret's transform from the stack.
+        // Wipe the secret's partial transform (layers 1–3) from the stack.
         wipe(&mut t);
     }
 }
@@ -578,15 +587,10 @@ unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
-            let mut t = load_public(a);
-            forward_pass_1(&mut t, p);
-            for h in 0..8 {
-                // Fused: the base multiplication reads the registers, â is never stored.
-                let (x, y) = forward_pair(t[2 * h], t[2 * h + 1], h, p);
-                let (acc_vector, prepared_vector) = (32 * p_index + 4 * h, 64 * p_index + 8 * h);
-                basemul(acc, acc_vector, prepared, prepared_vector, x);
-                basemul(acc, acc_vector + 2, prepared, prepared_vector + 4, y);
-            }
+            // Fused: the base multiplication reads the registers, â is never stored.
+            forward(&mut load_public(a), p, |h, x, y| {
+                basemul_pair(acc, prepared, p_index, h, (x, y));
+            });
         }
     }
 }
@@ -596,13 +600,10 @@ unsafe fn public_to_domain_avx2(a: &Poly, out: &mut [i32; N]) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
-            let mut t = load_public(a);
-            forward_pass_1(&mut t, p);
-            for h in 0..8 {
-                let (x, y) = forward_pair(t[2 * h], t[2 * h + 1], h, p);
+            forward(&mut load_public(a), p, |h, x, y| {
                 store_i32(out, 16 * p_index + 2 * h, x);
                 store_i32(out, 16 * p_index + 2 * h + 1, y);
-            }
+            });
         }
     }
 }
@@ -613,11 +614,9 @@ unsafe fn basemul_acc_avx2(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32
     unsafe {
         for p_index in 0..2 {
             for h in 0..8 {
-                let (acc_vector, prepared_vector) = (32 * p_index + 4 * h, 64 * p_index + 8 * h);
                 let x = load_i32(a_hat, 16 * p_index + 2 * h);
                 let y = load_i32(a_hat, 16 * p_index + 2 * h + 1);
-                basemul(acc, acc_vector, prepared, prepared_vector, x);
-                basemul(acc, acc_vector + 2, prepared, prepared_vector + 4, y);
+                basemul_pair(acc, prepared, p_index, h, (x, y));
             }
         }
     }

@@ -35,7 +35,7 @@ pub(crate) trait Params {
 }
 
 /// q'^(−1) mod 2^32, as a signed word.
-pub(crate) const QINV: i32 = qinv();
+pub(crate) const QINV: i32 = odd_inverse(Q as u32) as i32;
 /// 2^32 mod q', centred: Montgomery multiplication by it is the identity map mod q'.
 pub(crate) const ONE_MONT: i32 = centred(mont_form(1));
 /// (q' − 1) / 2: canonical centred residues lie in [−HALF_Q, HALF_Q].
@@ -72,19 +72,22 @@ const fn mont_form(x: u64) -> u64 {
     (x << 32) % (Q as u64)
 }
 
-const fn centred(x: u64) -> i32 {
-    let x = x as i64;
-    if x > ((Q as i64 - 1) >> 1) {
-        (x - Q as i64) as i32
-    } else {
-        x as i32
-    }
+/// x mod q, centred in [−(q − 1)/2, (q − 1)/2] (q odd; q' here, the AVX2 path's primes too).
+pub(super) const fn centred_in(x: i64, q: i64) -> i64 {
+    let r = x.rem_euclid(q);
+    if r > (q - 1) >> 1 { r - q } else { r }
 }
 
-const fn qinv() -> i32 {
-    // Newton iteration x ← x(2 − qx) doubles the number of correct low bits; q' is its own
+/// x mod q', centred.
+const fn centred(x: u64) -> i32 {
+    centred_in(x as i64, Q as i64) as i32
+}
+
+/// q^(−1) mod 2^32 for odd q (q' here; its low half is the inverse mod 2^16 of the AVX2 path's
+/// primes).
+pub(super) const fn odd_inverse(q: u32) -> u32 {
+    // Newton iteration x ← x(2 − qx) doubles the number of correct low bits; an odd q is its own
     // inverse mod 8 (3 bits), so four steps reach 48 >= 32 bits.
-    let q = Q as u32;
     let mut x = q;
     let mut i = 0;
     while i < 4 {
@@ -92,7 +95,7 @@ const fn qinv() -> i32 {
         i += 1;
     }
     assert!(q.wrapping_mul(x) == 1);
-    x as i32
+    x
 }
 
 /// A root of unity of order exactly 2^(layers+1), the one whose powers the twiddles are.
