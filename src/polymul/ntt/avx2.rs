@@ -302,27 +302,54 @@ unsafe fn gs(x: &mut __m256i, y: &mut __m256i, zeta_inv: (__m256i, __m256i), p: 
 // ---------------------------------------------------------------------------------------------
 // Transform passes.
 
-/// Forward layers 1–3 on the registers of one parity (`v[m]` = register j + 2m).
+/// The butterfly on registers 2a + j and 2b + j of both parities j: two independent chains per
+/// step, which a parity at a time left waiting on the multiplies' latency.
 #[inline(always)]
-unsafe fn forward_layers_1_to_3(v: &mut [__m256i; 8], p: &Prime) {
+unsafe fn ct_both(t: &mut [__m256i; 16], a: usize, b: usize, zeta: (__m256i, __m256i), p: &Prime) {
+    for j in 0..2 {
+        let (mut x, mut y) = (t[2 * a + j], t[2 * b + j]);
+        // SAFETY: AVX2 is present (caller contract).
+        unsafe { ct(&mut x, &mut y, zeta, p) };
+        (t[2 * a + j], t[2 * b + j]) = (x, y);
+    }
+}
+
+/// [`ct_both`] for the Gentleman–Sande butterfly.
+#[inline(always)]
+unsafe fn gs_both(
+    t: &mut [__m256i; 16],
+    a: usize,
+    b: usize,
+    zeta_inv: (__m256i, __m256i),
+    p: &Prime,
+) {
+    for j in 0..2 {
+        let (mut x, mut y) = (t[2 * a + j], t[2 * b + j]);
+        // SAFETY: AVX2 is present (caller contract).
+        unsafe { gs(&mut x, &mut y, zeta_inv, p) };
+        (t[2 * a + j], t[2 * b + j]) = (x, y);
+    }
+}
+
+/// Forward layers 1–3: register 2m + j holds block m of parity j (layer 1 pairs blocks m and
+/// m + 4, layer 2 m and m + 2, layer 3 m and m + 1), both parities step by step.
+#[inline(always)]
+unsafe fn forward_layers_1_to_3(t: &mut [__m256i; 16], p: &Prime) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
         let z = splat(p.fwd[1]);
-        ct(v0, v4, z, p);
-        ct(v1, v5, z, p);
-        ct(v2, v6, z, p);
-        ct(v3, v7, z, p);
+        for m in 0..4 {
+            ct_both(t, m, m + 4, z, p);
+        }
         let z = splat(p.fwd[2]);
-        ct(v0, v2, z, p);
-        ct(v1, v3, z, p);
+        ct_both(t, 0, 2, z, p);
+        ct_both(t, 1, 3, z, p);
         let z = splat(p.fwd[3]);
-        ct(v4, v6, z, p);
-        ct(v5, v7, z, p);
-        ct(v0, v1, splat(p.fwd[4]), p);
-        ct(v2, v3, splat(p.fwd[5]), p);
-        ct(v4, v5, splat(p.fwd[6]), p);
-        ct(v6, v7, splat(p.fwd[7]), p);
+        ct_both(t, 4, 6, z, p);
+        ct_both(t, 5, 7, z, p);
+        for m in 0..4 {
+            ct_both(t, 2 * m, 2 * m + 1, splat(p.fwd[4 + m]), p);
+        }
     }
 }
 
@@ -345,27 +372,29 @@ unsafe fn forward_pair(a: __m256i, b: __m256i, h: usize, p: &Prime) -> (__m256i,
 }
 
 /// The forward transform of the sixteen registers `t` mod `p`: layers 1–3 in place in `t`, then
-/// layers 4–6 per register pair h, whose (X, Y) go to `each_pair(h, X, Y)` (stored, or used at
-/// once by the base multiplication). Called only from the `#[target_feature]` entry points, whose
-/// closures are compiled with AVX2.
+/// layers 4–6 per register pair h (2h, 2h + 1), whose (X, Y) go to `each_pair(h, X, Y)` (stored,
+/// or used at once by the base multiplication). Called only from the `#[target_feature]` entry
+/// points, whose closures are compiled with AVX2.
 #[inline(always)]
 unsafe fn forward(
     t: &mut [__m256i; 16],
     p: &Prime,
     mut each_pair: impl FnMut(usize, __m256i, __m256i),
 ) {
-    for j in 0..2 {
-        let mut v: [__m256i; 8] = core::array::from_fn(|m| t[j + 2 * m]);
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe { forward_layers_1_to_3(t, p) };
+    // Four pairs at a time, written out: four independent chains of dependent multiplies in
+    // flight (an array filled in a loop here was spilled, `prepare` 1.5× slower).
+    for h in (0..8).step_by(4) {
         // SAFETY: AVX2 is present (caller contract).
-        unsafe { forward_layers_1_to_3(&mut v, p) };
-        for (m, &x) in v.iter().enumerate() {
-            t[j + 2 * m] = x;
-        }
-    }
-    for h in 0..8 {
-        // SAFETY: AVX2 is present (caller contract).
-        let (x, y) = unsafe { forward_pair(t[2 * h], t[2 * h + 1], h, p) };
-        each_pair(h, x, y);
+        let (x0, y0) = unsafe { forward_pair(t[2 * h], t[2 * h + 1], h, p) };
+        let (x1, y1) = unsafe { forward_pair(t[2 * h + 2], t[2 * h + 3], h + 1, p) };
+        let (x2, y2) = unsafe { forward_pair(t[2 * h + 4], t[2 * h + 5], h + 2, p) };
+        let (x3, y3) = unsafe { forward_pair(t[2 * h + 6], t[2 * h + 7], h + 3, p) };
+        each_pair(h, x0, y0);
+        each_pair(h + 1, x1, y1);
+        each_pair(h + 2, x2, y2);
+        each_pair(h + 3, x3, y3);
     }
 }
 
@@ -387,28 +416,27 @@ unsafe fn inverse_pair(x: __m256i, y: __m256i, h: usize, p: &Prime) -> (__m256i,
     }
 }
 
-/// Inverse layers 3–1 on the registers of one parity, the last fused with the scaling by R²/64;
-/// outputs at most 5953 in magnitude (bound 1).
+/// Inverse layers 3–1 on both parities step by step (the layout of [`forward_layers_1_to_3`]),
+/// the last fused with the scaling by R²/64; outputs at most 5953 in magnitude (bound 1).
 #[inline(always)]
-unsafe fn inverse_layers_3_to_1(v: &mut [__m256i; 8], p: &Prime) {
+unsafe fn inverse_layers_3_to_1(t: &mut [__m256i; 16], p: &Prime) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let [v0, v1, v2, v3, v4, v5, v6, v7] = v;
-        gs(v0, v1, splat(p.inv[4]), p);
-        gs(v2, v3, splat(p.inv[5]), p);
-        gs(v4, v5, splat(p.inv[6]), p);
-        gs(v6, v7, splat(p.inv[7]), p);
+        for m in 0..4 {
+            gs_both(t, 2 * m, 2 * m + 1, splat(p.inv[4 + m]), p);
+        }
         let z = splat(p.inv[2]);
-        gs(v0, v2, z, p);
-        gs(v1, v3, z, p);
+        gs_both(t, 0, 2, z, p);
+        gs_both(t, 1, 3, z, p);
         let z = splat(p.inv[3]);
-        gs(v4, v6, z, p);
-        gs(v5, v7, z, p);
+        gs_both(t, 4, 6, z, p);
+        gs_both(t, 5, 7, z, p);
         let (scale, scale_inv1) = (splat(p.scale), splat(p.scale_inv1));
-        for (x, y) in [(v0, v4), (v1, v5), (v2, v6), (v3, v7)] {
-            let d = _mm256_sub_epi16(*x, *y);
-            *x = fqmul(_mm256_add_epi16(*x, *y), scale, p);
-            *y = fqmul(d, scale_inv1, p);
+        for r in 0..8 {
+            let (x, y) = (t[r], t[r + 8]);
+            let d = _mm256_sub_epi16(x, y);
+            t[r] = fqmul(_mm256_add_epi16(x, y), scale, p);
+            t[r + 8] = fqmul(d, scale_inv1, p);
         }
     }
 }
@@ -629,40 +657,46 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
         // t: the prime being inverted; residues: the canonical results mod p₀.
         let mut t = [_mm256_setzero_si256(); 16];
         let mut residues = [_mm256_setzero_si256(); 16];
-        let mut v = [_mm256_setzero_si256(); 8];
         let mut out = Poly::ZERO;
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
-            for h in 0..8 {
+            // Four pairs at a time, as in `forward`.
+            for h in (0..8).step_by(4) {
                 let base = 32 * p_index + 4 * h;
-                let x = reduce_sums(acc, base, p);
-                let y = reduce_sums(acc, base + 2, p);
-                (t[2 * h], t[2 * h + 1]) = inverse_pair(x, y, h, p);
+                let (x0, y0) = (reduce_sums(acc, base, p), reduce_sums(acc, base + 2, p));
+                let (x1, y1) = (reduce_sums(acc, base + 4, p), reduce_sums(acc, base + 6, p));
+                let (x2, y2) = (
+                    reduce_sums(acc, base + 8, p),
+                    reduce_sums(acc, base + 10, p),
+                );
+                let (x3, y3) = (
+                    reduce_sums(acc, base + 12, p),
+                    reduce_sums(acc, base + 14, p),
+                );
+                (t[2 * h], t[2 * h + 1]) = inverse_pair(x0, y0, h, p);
+                (t[2 * h + 2], t[2 * h + 3]) = inverse_pair(x1, y1, h + 1, p);
+                (t[2 * h + 4], t[2 * h + 5]) = inverse_pair(x2, y2, h + 2, p);
+                (t[2 * h + 6], t[2 * h + 7]) = inverse_pair(x3, y3, h + 3, p);
             }
-            for j in 0..2 {
-                v = core::array::from_fn(|m| t[j + 2 * m]);
-                inverse_layers_3_to_1(&mut v, p);
-                for (m, &x) in v.iter().enumerate() {
-                    let r = j + 2 * m;
-                    if p_index == 0 {
-                        residues[r] = canonical(x, p);
-                        continue;
-                    }
-                    // CRT: t = (r₁ − r₀)·p₀^(−1) mod p₁, x = r₀ + p₀·t (mod 2^16).
-                    let r0 = residues[r];
-                    let lift = canonical(fqmul(_mm256_sub_epi16(x, r0), splat(CRT), p), p);
-                    let x = _mm256_add_epi16(
-                        r0,
-                        _mm256_mullo_epi16(lift, _mm256_set1_epi16(PRIMES[0] as i16)),
-                    );
-                    let dst = &mut out.coeffs[16 * r..][..16];
-                    _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
+            inverse_layers_3_to_1(&mut t, p);
+            for (r, &x) in t.iter().enumerate() {
+                if p_index == 0 {
+                    residues[r] = canonical(x, p);
+                    continue;
                 }
+                // CRT: t = (r₁ − r₀)·p₀^(−1) mod p₁, x = r₀ + p₀·t (mod 2^16).
+                let r0 = residues[r];
+                let lift = canonical(fqmul(_mm256_sub_epi16(x, r0), splat(CRT), p), p);
+                let x = _mm256_add_epi16(
+                    r0,
+                    _mm256_mullo_epi16(lift, _mm256_set1_epi16(PRIMES[0] as i16)),
+                );
+                let dst = &mut out.coeffs[16 * r..][..16];
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
             }
         }
         // The accumulated sums are secret-derived: wipe their transforms from the stack.
         wipe(&mut t);
         wipe(&mut residues);
-        wipe(&mut v);
         out
     }
 }
