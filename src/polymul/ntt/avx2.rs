@@ -584,6 +584,9 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
         let (pairs_01, pairs_23) = (shuffle(&PAIRS_01), shuffle(&PAIRS_23));
         let mut t = [_mm256_setzero_si256(); 16];
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
+            // Loaded afresh per prime (`black_box`): hoisted out of the loop, the loads' sign
+            // extensions were kept as 32-bit lanes and narrowed again in it.
+            let s = core::hint::black_box(s);
             for (r, v) in t.iter_mut().enumerate() {
                 let chunk = &s.coeffs[16 * r..][..16];
                 *v = _mm256_cvtepi8_epi16(_mm_loadu_si128(chunk.as_ptr().cast()));
@@ -616,7 +619,8 @@ unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     unsafe {
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
             // Fused: the base multiplication reads the registers, â is never stored.
-            forward(&mut load_public(a), p, |h, x, y| {
+            // Loaded afresh per prime, as in `prepare_avx2`.
+            forward(&mut load_public(core::hint::black_box(a)), p, |h, x, y| {
                 basemul_pair(acc, prepared, p_index, h, (x, y));
             });
         }
