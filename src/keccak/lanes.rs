@@ -85,8 +85,16 @@ impl Multi {
             // At single cost: lanes always pay, to the last job.
             return self.run_jobs(jobs, None);
         };
+        let Some(job) = jobs.next_job() else {
+            return;
+        };
+        let Some(second) = jobs.next_job() else {
+            // One job: nothing to share the lanes with (most of an operation's hash calls).
+            return single.run(job);
+        };
         let mut first: [Option<Job<'a>>; JOBS_WEIGHED] = [const { None }; JOBS_WEIGHED];
-        for slot in first.iter_mut() {
+        (first[0], first[1]) = (Some(job), Some(second));
+        for slot in first.iter_mut().skip(2) {
             *slot = jobs.next_job();
         }
         let weighed = first.iter().flatten().map(Job::permutations);
