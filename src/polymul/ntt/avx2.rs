@@ -41,10 +41,10 @@
 //! Register r holds coefficients 16r..16r + 15. Layers 1–3 pair registers of one parity (8, 4, 2
 //! registers apart; both parities step by step), layers 4–6 work on register pairs (2h, 2h + 1),
 //! four pairs at a time: layer 4 pairs the two registers, layer 5 their 128-bit halves, layer 6
-//! their 64-bit quarters. The pair ends
-//! as X = blocks [8h, 8h + 2 | 8h + 4, 8h + 6] and Y = blocks [8h + 1, 8h + 3 | 8h + 5, 8h + 7]
-//! (a block is four coefficients, one quarter); block 2i is mod x^4 − ζ_(32+i), block 2i + 1
-//! mod x^4 + ζ_(32+i), so X's block roots are its layer-6 twiddles and Y's their negatives.
+//! their 64-bit quarters. The pair ends as X = blocks [8h, 8h + 2 | 8h + 4, 8h + 6] and Y = blocks
+//! [8h + 1, 8h + 3 | 8h + 5, 8h + 7] (a block is four coefficients, one quarter); block 2i is mod
+//! x^4 − ζ_(32+i), block 2i + 1 mod x^4 + ζ_(32+i), so X's block roots are its layer-6 twiddles and
+//! Y's their negatives.
 //!
 //! A block's product row k is Σ_i a_i·M[k][i] with M[k][i] = b_(k−i), or ζ·b_(k−i+4) where
 //! k < i: with T = (ζb ‖ b), M[k][i] = T[4 + k − i]. `vpmaddwd` of the broadcast pair (a₀, a₁)
