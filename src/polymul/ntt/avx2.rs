@@ -385,7 +385,7 @@ unsafe fn forward(
     // SAFETY: AVX2 is present (caller contract).
     unsafe { forward_layers_1_to_3(t, p) };
     // Four pairs at a time, written out: four independent chains of dependent multiplies in
-    // flight (an array filled in a loop here was spilled, `prepare` 1.5× slower).
+    // flight (an array filled in a loop here was spilled; BENCHMARKS.md, issue 18).
     for h in (0..8).step_by(4) {
         // SAFETY: AVX2 is present (caller contract).
         let (x0, y0) = unsafe { forward_pair(t[2 * h], t[2 * h + 1], h, p) };
