@@ -303,31 +303,27 @@ unsafe fn gs(x: &mut __m256i, y: &mut __m256i, zeta_inv: (__m256i, __m256i), p: 
 // ---------------------------------------------------------------------------------------------
 // Transform passes.
 
-/// The butterfly on registers 2a + j and 2b + j of both parities j: two independent chains per
-/// step, which a parity at a time left waiting on the multiplies' latency.
+/// The butterfly (Gentleman–Sande if `INVERSE`, else Cooley–Tukey) on registers 2a + j and
+/// 2b + j of both parities j: two independent chains per step, which a parity at a time left
+/// waiting on the multiplies' latency.
 #[inline(always)]
-unsafe fn ct_both(t: &mut [__m256i; 16], a: usize, b: usize, zeta: (__m256i, __m256i), p: &Prime) {
-    for j in 0..2 {
-        let (mut x, mut y) = (t[2 * a + j], t[2 * b + j]);
-        // SAFETY: AVX2 is present (caller contract).
-        unsafe { ct(&mut x, &mut y, zeta, p) };
-        (t[2 * a + j], t[2 * b + j]) = (x, y);
-    }
-}
-
-/// [`ct_both`] for the Gentleman–Sande butterfly.
-#[inline(always)]
-unsafe fn gs_both(
+unsafe fn butterfly_both<const INVERSE: bool>(
     t: &mut [__m256i; 16],
     a: usize,
     b: usize,
-    zeta_inv: (__m256i, __m256i),
+    zeta: (__m256i, __m256i),
     p: &Prime,
 ) {
     for j in 0..2 {
         let (mut x, mut y) = (t[2 * a + j], t[2 * b + j]);
         // SAFETY: AVX2 is present (caller contract).
-        unsafe { gs(&mut x, &mut y, zeta_inv, p) };
+        unsafe {
+            if INVERSE {
+                gs(&mut x, &mut y, zeta, p);
+            } else {
+                ct(&mut x, &mut y, zeta, p);
+            }
+        }
         (t[2 * a + j], t[2 * b + j]) = (x, y);
     }
 }
@@ -340,16 +336,16 @@ unsafe fn forward_layers_1_to_3(t: &mut [__m256i; 16], p: &Prime) {
     unsafe {
         let z = splat(p.fwd[1]);
         for m in 0..4 {
-            ct_both(t, m, m + 4, z, p);
+            butterfly_both::<false>(t, m, m + 4, z, p);
         }
         let z = splat(p.fwd[2]);
-        ct_both(t, 0, 2, z, p);
-        ct_both(t, 1, 3, z, p);
+        butterfly_both::<false>(t, 0, 2, z, p);
+        butterfly_both::<false>(t, 1, 3, z, p);
         let z = splat(p.fwd[3]);
-        ct_both(t, 4, 6, z, p);
-        ct_both(t, 5, 7, z, p);
+        butterfly_both::<false>(t, 4, 6, z, p);
+        butterfly_both::<false>(t, 5, 7, z, p);
         for m in 0..4 {
-            ct_both(t, 2 * m, 2 * m + 1, splat(p.fwd[4 + m]), p);
+            butterfly_both::<false>(t, 2 * m, 2 * m + 1, splat(p.fwd[4 + m]), p);
         }
     }
 }
@@ -424,14 +420,14 @@ unsafe fn inverse_layers_3_to_1(t: &mut [__m256i; 16], p: &Prime) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
         for m in 0..4 {
-            gs_both(t, 2 * m, 2 * m + 1, splat(p.inv[4 + m]), p);
+            butterfly_both::<true>(t, 2 * m, 2 * m + 1, splat(p.inv[4 + m]), p);
         }
         let z = splat(p.inv[2]);
-        gs_both(t, 0, 2, z, p);
-        gs_both(t, 1, 3, z, p);
+        butterfly_both::<true>(t, 0, 2, z, p);
+        butterfly_both::<true>(t, 1, 3, z, p);
         let z = splat(p.inv[3]);
-        gs_both(t, 4, 6, z, p);
-        gs_both(t, 5, 7, z, p);
+        butterfly_both::<true>(t, 4, 6, z, p);
+        butterfly_both::<true>(t, 5, 7, z, p);
         let (scale, scale_inv1) = (splat(p.scale), splat(p.scale_inv1));
         for r in 0..8 {
             let (x, y) = (t[r], t[r + 8]);
@@ -481,9 +477,13 @@ unsafe fn store_i64(dst: &mut [i64], v: usize, x: __m256i) {
     unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), x) }
 }
 
-/// The centred public polynomial (bit 12 sign-extended, the scalar `poly::centred`).
+/// The centred public polynomial (bit 12 sign-extended, the scalar `poly::centred`). Read afresh
+/// at every call (`black_box` on the reference): called once per prime, its loads hoisted out of
+/// the callers' two-prime loops kept their sign extensions as 32-bit lanes, narrowed again inside
+/// them.
 #[inline(always)]
 unsafe fn load_public(a: &Poly) -> [__m256i; 16] {
+    let a = core::hint::black_box(a);
     // A loop, not `array::from_fn`: a closure passed to a generic function is compiled without
     // this function's target features, and its intrinsics become calls.
     // SAFETY: AVX2 is present (caller contract).
@@ -497,6 +497,18 @@ unsafe fn load_public(a: &Poly) -> [__m256i; 16] {
         }
     }
     t
+}
+
+/// The secret polynomial, widened to `i16`, into `t` (in place: `t` is wiped after use). Read
+/// afresh at every call, as [`load_public`].
+#[inline(always)]
+unsafe fn load_secret(s: &SecretPoly, t: &mut [__m256i; 16]) {
+    let s = core::hint::black_box(s);
+    for (r, v) in t.iter_mut().enumerate() {
+        let chunk = &s.coeffs[16 * r..][..16];
+        // SAFETY: AVX2 is present (caller contract); `chunk` holds sixteen i8 (checked above).
+        *v = unsafe { _mm256_cvtepi8_epi16(_mm_loadu_si128(chunk.as_ptr().cast())) };
+    }
 }
 
 /// `acc += â ∘ ŝ` for one NTT-domain register (`x`, four blocks) against its four prepared
@@ -585,13 +597,7 @@ unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
         let (pairs_01, pairs_23) = (shuffle(&PAIRS_01), shuffle(&PAIRS_23));
         let mut t = [_mm256_setzero_si256(); 16];
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
-            // Loaded afresh per prime (`black_box`): hoisted out of the loop, the loads' sign
-            // extensions were kept as 32-bit lanes and narrowed again in it.
-            let s = core::hint::black_box(s);
-            for (r, v) in t.iter_mut().enumerate() {
-                let chunk = &s.coeffs[16 * r..][..16];
-                *v = _mm256_cvtepi8_epi16(_mm_loadu_si128(chunk.as_ptr().cast()));
-            }
+            load_secret(s, &mut t);
             forward(&mut t, p, |h, x, y| {
                 for (half, b, roots) in [(0, x, &p.fwd6[h]), (1, y, &p.roots_odd[h])] {
                     // Bounds 4: |b| <= 3985, |ζb| <= 4210; no centring needed.
@@ -620,8 +626,7 @@ unsafe fn mul_acc_avx2(acc: &mut [i64; N], a: &Poly, prepared: &[i32; 4 * N]) {
     unsafe {
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
             // Fused: the base multiplication reads the registers, â is never stored.
-            // Loaded afresh per prime, as in `prepare_avx2`.
-            forward(&mut load_public(core::hint::black_box(a)), p, |h, x, y| {
+            forward(&mut load_public(a), p, |h, x, y| {
                 basemul_pair(acc, prepared, p_index, h, (x, y));
             });
         }
