@@ -163,20 +163,22 @@ macro_rules! keccak_f1600 {
 }
 pub(crate) use keccak_f1600;
 
-/// The 24 rounds of Keccak-f\[1600\] with the state streamed through memory, for 16 vector
-/// registers, where the 25 words and θ's temporaries do not fit (AVX2; the scalar x86-64 code
-/// measured no faster this way, `BENCHMARKS.md`): each round reads `$state` and writes `$scratch`, the next one back (24 rounds: the
-/// result ends in `$state`; `$scratch` then holds round 23's input, to be wiped by the caller).
+/// The 24 rounds of Keccak-f\[1600\] with the state streamed through memory, for 16 registers,
+/// where the 25 words and θ's temporaries do not fit (the AVX2 four-way permutation and the
+/// BMI1/BMI2 scalar one): each round reads `$state` and writes `$scratch`, the next one back (24
+/// rounds: the result ends in `$state`; `$scratch` then holds round 23's input, to be wiped by
+/// the caller).
 ///
-/// A round computes its five output planes one after the other: the five input words of a plane
-/// are loaded, given θ's column effect D and rotated by ρ into their π positions (FIPS 202
-/// §3.2.1–3.2.3: lane (x, y) moves to (y, 2x + 3y)); χ and ι make the plane's output words, which
-/// are stored and added into the column parities C of the next round's θ. C and D stay in
-/// registers (10 words, 15 with a plane's inputs), and every word is loaded and stored once per
-/// round: no spill traffic beyond that. Same operations as [`keccak_f1600!`]; `$load(from, i)`
-/// and `$store(to, i, value)` move word `i` (< 25) of `$state` or `$scratch`, which must be of
-/// one type (swapped after every round); `$scratch` is stored in full by the first round before
-/// any load from it.
+/// A round first reads its input for θ's column parities C and effects D, then computes its five
+/// output planes one after the other: the five input words of a plane are loaded, given their
+/// column's D and rotated by ρ into their π positions (FIPS 202 §3.2.1–3.2.3: lane (x, y) moves
+/// to (y, 2x + 3y)); χ and ι make the plane's output words, which are stored. Only D and a
+/// plane's words stay in registers (10 words and a temporary): every word is loaded twice and
+/// stored once per round, with no spill traffic besides. (C kept in registers and added up from
+/// the stored words instead saves the second load but needs 15 registers and more: the compiler
+/// then spills.) Same operations as [`keccak_f1600!`]; `$load(from, i)` and `$store(to, i,
+/// value)` move word `i` (< 25) of `$state` or `$scratch`, which must be of one type (swapped
+/// after every round); `$scratch` is stored in full by the first round before any load from it.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 macro_rules! keccak_f1600_streamed {
     (
@@ -190,17 +192,17 @@ macro_rules! keccak_f1600_streamed {
         constant = $constant:ident
     ) => {{
         let (mut src, mut dst) = ($state, $scratch);
-        let mut c = [$load(src, 0); 5];
-        for x in 0..5 {
-            c[x] = $xor(
-                $xor(
-                    $xor($load(src, x), $load(src, x + 5)),
-                    $xor($load(src, x + 10), $load(src, x + 15)),
-                ),
-                $load(src, x + 20),
-            );
-        }
         for &rc in $crate::keccak::ROUND_CONSTANTS.iter() {
+            let mut c = [$load(src, 0); 5];
+            for x in 0..5 {
+                c[x] = $xor(
+                    $xor(
+                        $xor($load(src, x), $load(src, x + 5)),
+                        $xor($load(src, x + 10), $load(src, x + 15)),
+                    ),
+                    $load(src, x + 20),
+                );
+            }
             let d = [
                 $xor(c[4], $rol!(c[1], 1)),
                 $xor(c[0], $rol!(c[2], 1)),
@@ -211,31 +213,31 @@ macro_rules! keccak_f1600_streamed {
             // Output plane y takes input lane ((x + 3y) mod 5, x) into position x, rotated by
             // its ρ offset: (input word index, offset) per position.
             $crate::keccak::keccak_plane!(
-                (src, dst, c, d, rc),
+                (src, dst, d, rc),
                 ($load, $store, $xor, $chi, $rol, $constant),
                 0,
                 [(0, 0), (6, 44), (12, 43), (18, 21), (24, 14)]
             );
             $crate::keccak::keccak_plane!(
-                (src, dst, c, d, rc),
+                (src, dst, d, rc),
                 ($load, $store, $xor, $chi, $rol, $constant),
                 1,
                 [(3, 28), (9, 20), (10, 3), (16, 45), (22, 61)]
             );
             $crate::keccak::keccak_plane!(
-                (src, dst, c, d, rc),
+                (src, dst, d, rc),
                 ($load, $store, $xor, $chi, $rol, $constant),
                 2,
                 [(1, 1), (7, 6), (13, 25), (19, 8), (20, 18)]
             );
             $crate::keccak::keccak_plane!(
-                (src, dst, c, d, rc),
+                (src, dst, d, rc),
                 ($load, $store, $xor, $chi, $rol, $constant),
                 3,
                 [(4, 27), (5, 36), (11, 10), (17, 15), (23, 56)]
             );
             $crate::keccak::keccak_plane!(
-                (src, dst, c, d, rc),
+                (src, dst, d, rc),
                 ($load, $store, $xor, $chi, $rol, $constant),
                 4,
                 [(2, 62), (8, 55), (14, 39), (15, 41), (21, 2)]
@@ -248,11 +250,11 @@ macro_rules! keccak_f1600_streamed {
 pub(crate) use keccak_f1600_streamed;
 
 /// One output plane `$y` of [`keccak_f1600_streamed!`]: its inputs `(word index, ρ offset)` per
-/// position; C starts over with plane 0, which also takes ι's constant.
+/// position; plane 0 also takes ι's constant.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 macro_rules! keccak_plane {
     (
-        ($src:ident, $dst:ident, $c:ident, $d:ident, $rc:ident),
+        ($src:ident, $dst:ident, $d:ident, $rc:ident),
         ($load:ident, $store:ident, $xor:ident, $chi:ident, $rol:ident, $constant:ident),
         $y:literal,
         [$(($word:literal, $offset:literal)),*]
@@ -271,7 +273,6 @@ macro_rules! keccak_plane {
                 e = $xor(e, $constant($rc));
             }
             $store($dst, 5 * $y + x, e);
-            $c[x] = if $y == 0 { e } else { $xor($c[x], e) };
         }
     }};
 }

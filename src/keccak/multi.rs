@@ -9,8 +9,8 @@
 //!   `__m256i` or eight on `__m512i`; rotations by `vprolq`, θ's parities and χ by `vpternlogq`,
 //!   all 25 words in registers.
 //! - AVX2 (`x4_avx2`): one `__m256i` per word, rotations as shift/shift/or, and only 16
-//!   registers, so the rounds stream the state through memory (each word loaded and stored once
-//!   per round).
+//!   registers, so the rounds stream the state through memory (each word loaded twice and stored
+//!   once per round).
 //! - portable (`x4_portable`, every target): `[u64; 4]` words, which the compiler may map to
 //!   whatever vectors the target has (two SSE2 registers on baseline x86-64).
 

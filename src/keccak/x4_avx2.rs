@@ -2,8 +2,8 @@
 //!
 //! AVX2 has no 64-bit rotate, so a rotation is two shifts and an OR (CPUs with AVX-512 take
 //! `avx512`). With 16 registers for 25 words, the rounds stream the state through memory
-//! ([`super::keccak_f1600_streamed`]): each word is loaded and stored once per round, C and D
-//! stay in registers.
+//! ([`super::keccak_f1600_streamed`]): each word is loaded twice and stored once per round, D
+//! and a plane's words stay in registers.
 //!
 //! **Safety.** The
 //! AVX2 instructions run only inside [`permute_avx2`], a `#[target_feature(enable = "avx2")]`
