@@ -424,10 +424,10 @@ mod tests {
     }
 
     /// With the last job finishing on a single state, the AVX2 lanes (4/3 of a permutation, and
-    /// likewise at 1.9, what they cost on another core) pay for any two jobs or more: Saber's decapsulation (matrix, secret and H(c): 23, 5 and 9
-    /// permutations: 9 shared, then 14 single), its key generation (23 and 5: 5 shared, then 18),
-    /// and a long stream with a short one; never for one job. The portable lanes (4 single
-    /// permutations) never pay.
+    /// likewise at 1.9, what they cost on another core) pay for any two jobs or more: Saber's
+    /// decapsulation (matrix, secret and H(c): 23, 5 and 9 permutations: 9 shared, then 14
+    /// single), its key generation (23 and 5: 5 shared, then 18), and a long stream with a short
+    /// one; never for one job. The portable lanes (4 single permutations) never pay.
     #[test]
     fn lanes_pay_where_the_shorter_jobs_outweigh_their_cost() {
         for avx2 in [(4, 3), (19, 10)] {
