@@ -7,7 +7,7 @@
 //! (`crate::keccak`): the hashes of a batch's operations, and the independent streams of one
 //! operation, which the IND-CPA layer then squeezes in advance
 //! ([`Hasher::squeezes_in_advance`]): always where four lanes cost no more than one permutation
-//! (AVX-512), and with the AVX2 lanes, which cost 1.3–1.9 permutations, wherever two jobs
+//! (AVX-512), and with the AVX2 lanes, which cost between one and two, wherever two jobs
 //! or more run, the last one left finishing on a single state ([`Multi::run_or_one_at_a_time`]).
 //! Otherwise jobs run one at a time.
 //! The 90s family (SHA-2 and AES-256-CTR, `sha2aes`) has no lanes: its jobs always run one at a

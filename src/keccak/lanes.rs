@@ -56,16 +56,16 @@ impl Multi {
 
     /// The four-way permutation for the independent jobs of one operation: the AVX-512 one
     /// (four lanes at the cost of one state: sharing always pays), else the AVX2 one, whose four
-    /// lanes cost 1.3–1.9 single-state permutations, so that [`Multi::run_or_one_at_a_time`]
-    /// shares them only while two jobs or more run (within the instruction-set cap); `None`
-    /// without a vector four-way permutation.
+    /// lanes cost more than one single-state permutation but less than two, so that
+    /// [`Multi::run_or_one_at_a_time`] shares them only while two jobs or more run (within the
+    /// instruction-set cap); `None` without a vector four-way permutation.
     pub fn x4_for_operation() -> Option<Self> {
         Self::x4_at_single_cost().or_else(Self::x4)
     }
 
     /// Runs every job as [`Multi::run`] does, or, where that takes fewer permutations' time, one
     /// at a time on `single`. Where all lanes cost more than one single-state permutation (AVX2:
-    /// `c` = 1.3–1.9 of them), the lanes run only while two jobs or more are left: the last one
+    /// `c` of them, 1 < `c` < 2), the lanes run only while two jobs or more are left: the last one
     /// finishes on `single` (one busy lane of a Saber matrix stream would cost `c` per block).
     /// Lanes then cost `c` per permutation of all lanes plus the last job's remaining
     /// permutations, one at a time the sum of the jobs' permutations. Decided on the first
@@ -424,10 +424,10 @@ mod tests {
     }
 
     /// With the last job finishing on a single state, the AVX2 lanes (4/3 of a permutation, and
-    /// likewise at 1.9, what they cost on another core) pay for any two jobs or more: Saber's
-    /// decapsulation (matrix, secret and H(c): 23, 5 and 9 permutations: 9 shared, then 14
-    /// single), its key generation (23 and 5: 5 shared, then 18), and a long stream with a short
-    /// one; never for one job. The portable lanes (4 single permutations) never pay.
+    /// likewise at 19/10) pay for any two jobs or more: Saber's decapsulation (matrix, secret and
+    /// H(c): 23, 5 and 9 permutations: 9 shared, then 14 single), its key generation (23 and 5: 5
+    /// shared, then 18), and a long stream with a short one; never for one job. The portable lanes
+    /// (4 single permutations) never pay.
     #[test]
     fn lanes_pay_where_the_shorter_jobs_outweigh_their_cost() {
         for avx2 in [(4, 3), (19, 10)] {
