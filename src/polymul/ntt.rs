@@ -291,6 +291,16 @@ macro_rules! simd_ntt_backend {
                 }
             }
 
+            fn prepare_into(&mut self, s: &SecretPoly, out: &mut NttPrepared) {
+                $path::prepare_into(self.token, s, &mut out.columns);
+            }
+
+            // A new slot zero-filled, then built in place: a value moved into it was a 4 KiB
+            // copy, and left the secret's image unwiped where it was built.
+            fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<NttPrepared>) {
+                self.prepare_into(s, slot.get_or_insert(NttPrepared::ZERO));
+            }
+
             fn accumulator(&mut self) -> NttAccumulator {
                 NttAccumulator::ZERO
             }
@@ -300,7 +310,15 @@ macro_rules! simd_ntt_backend {
             }
 
             fn finish(&mut self, acc: &NttAccumulator) -> Poly {
-                $path::finish(self.token, &acc.sums)
+                let mut out = Poly::ZERO;
+                $path::finish_into(self.token, &acc.sums, &mut out);
+                out
+            }
+
+            // Into `out` directly: `finish`'s value was a 512-byte copy.
+            fn finish_into(&mut self, acc: &mut NttAccumulator, out: &mut Poly) {
+                $path::finish_into(self.token, &acc.sums, out);
+                acc.zeroize();
             }
 
             fn name(&self) -> &'static str {
@@ -470,6 +488,10 @@ impl PolyMul for Ntt {
 
     fn finish(&mut self, acc: &NttAccumulator) -> Poly {
         dispatch!(self, |backend| backend.finish(acc))
+    }
+
+    fn finish_into(&mut self, acc: &mut NttAccumulator, out: &mut Poly) {
+        dispatch!(self, |backend| backend.finish_into(acc, out))
     }
 
     fn name(&self) -> &'static str {

@@ -40,7 +40,7 @@ fn masked(p: &Poly) -> [u16; N] {
     p.coeffs.map(|c| c & Q_MASK)
 }
 
-/// Σ a_k·s_k through the backend's accumulator, against the oracle.
+/// Σ a_k·s_k through the backend's accumulator, against the oracle (`finish` and `finish_into`).
 fn check_sum<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
     let mut oracle = Schoolbook;
     let mut want = oracle.accumulator();
@@ -52,6 +52,15 @@ fn check_sum<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
         backend.mul_acc(&mut acc, a, &prepared);
     }
     let got = backend.finish(&acc);
+    // `finish_into`, the KEM's form (the backend's own or the default), gives the same sum.
+    let mut into = Poly::ZERO;
+    backend.finish_into(&mut acc, &mut into);
+    assert_eq!(
+        into.coeffs,
+        got.coeffs,
+        "backend {}: finish_into",
+        backend.name()
+    );
     assert_eq!(
         masked(&got),
         masked(&oracle.finish(&want)),

@@ -21,9 +21,10 @@
 //! 1. `fqmul(a, c)` (signed Montgomery, R = 2^16) with |a| < 2^15 and centred |c| ≤ p/2 gives
 //!    |r| ≤ 2^15·3968/2^16 + p/2 ≤ 5953.
 //! 2. `barrett(x)` for |x| < 2^15 gives x − p·round(x/p) with the rounding error under 0.002:
-//!    |r| ≤ 3985. `canonical` then folds |x| ≤ 3p/2 into [−(p − 1)/2, (p − 1)/2].
-//! 3. Forward: from |a| ≤ 4096 four layers add at most 4·5953 (27,908), then `barrett`, then
-//!    two more: |â| ≤ 3985 + 2·5953 = 15,891.
+//!    |r| ≤ 3985.
+//! 3. Forward: from |a| ≤ 4096 four layers add at most 4·5953 (27,908), then `barrett` of the
+//!    halves that layer 5 adds to (the others only enter `fqmul`), then two more layers:
+//!    |â| ≤ 3985 + 2·5953 = 15,891.
 //! 4. Base multiplication: prepared entries are b = `barrett`(b̂) (≤ 3985) and
 //!    ζb = `fqmul`(b, ζ) (≤ 3985·3968/2^16 + p/2 ≤ 4210), so L = 4 products sum 16 terms of at
 //!    most 15,891·4210: ≤ 1.071·10^9 < 2^31 in `i32`, with no reduction.
@@ -32,9 +33,12 @@
 //!    to 31,880 are multiplied, giving ≤ 5953), `barrett`, two layers (≤ 15,940), and the last
 //!    layer fused with the scaling by R²/64 (the 2^6 of the butterflies and the R^(−1) of the
 //!    reduction): sums ≤ 31,880 go into one `fqmul` each.
-//! 6. CRT: with r₀ canonical and |r₁| ≤ 5953, t = (r₁ − r₀)·p₀^(−1) mod p₁ (canonical),
-//!    x = r₀ + p₀·t is the centred residue mod p₀p₁, computed mod 2^16 (`vpmullw`, `vpaddw`):
-//!    the exact coefficient wrapped to `u16`, as the scalar code outputs it.
+//! 6. CRT, neither residue centred: with |r₀|, |r₁| ≤ 5953 (bound 1), t = `fqmul`(r₁ − r₀,
+//!    p₀^(−1)) ≡ (r₁ − r₀)·p₀^(−1) mod p₁ has |t| ≤ 11,906·3968/2^16 + p₁/2 < 4690. The
+//!    coefficient x (|x| ≤ 20,971,520) is r₀ + p₀·t' for an integer t' ≡ t mod p₁ with
+//!    |t'| ≤ (20,971,520 + 5953)/p₀ < 2732; |t − t'| < 4690 + 2732 < p₁ makes t' = t, so
+//!    x = r₀ + p₀·t exactly, computed mod 2^16 (`vpmullw`, `vpaddw`): the exact coefficient
+//!    wrapped to `u16`, as the scalar code outputs it.
 //!
 //! # Layout
 //!
@@ -62,8 +66,9 @@
 //! obtained from [`Avx2Token::detect`] (run-time CPUID through `cpufeatures`, cached) or when the
 //! target enables AVX2 at compile time. Memory is read and written only through
 //! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
-//! before, except the output of `prepare`: an uninitialised 1,024-entry array (no zero fill),
-//! written through its pointer at the constant offsets 8·(64p + 8h + j) (p < 2, h < 8, j < 8),
+//! before, except the output of `prepare`: a 1,024-entry array (left uninitialised where `prepare`
+//! returns a value: no zero fill; the caller's own where it prepares in place), written through
+//! its pointer at the constant offsets 8·(64p + 8h + j) (p < 2, h < 8, j < 8),
 //! which cover it exactly once before it is read.
 #![allow(unsafe_code)]
 
@@ -265,19 +270,6 @@ unsafe fn barrett(x: __m256i, p: &Prime) -> __m256i {
     }
 }
 
-/// The centred residue of |x| <= 3q/2 (masks, no branch).
-#[inline(always)]
-unsafe fn canonical(x: __m256i, p: &Prime) -> __m256i {
-    // SAFETY: AVX2 is present (caller contract).
-    unsafe {
-        let q = _mm256_set1_epi16(p.q);
-        let half = _mm256_set1_epi16((p.q - 1) >> 1);
-        let x = _mm256_sub_epi16(x, _mm256_and_si256(q, _mm256_cmpgt_epi16(x, half)));
-        let below = _mm256_cmpgt_epi16(_mm256_sub_epi16(_mm256_setzero_si256(), half), x);
-        _mm256_add_epi16(x, _mm256_and_si256(q, below))
-    }
-}
-
 /// Cooley–Tukey butterfly (x, y) ← (x + ζy, x − ζy).
 #[inline(always)]
 unsafe fn ct(x: &mut __m256i, y: &mut __m256i, zeta: (__m256i, __m256i), p: &Prime) {
@@ -350,15 +342,17 @@ unsafe fn forward_layers_1_to_3(t: &mut [__m256i; 16], p: &Prime) {
     }
 }
 
-/// Forward layers 4–6 on registers 2h, 2h + 1 (`barrett` after layer 4): (X, Y) of the layout.
+/// Forward layers 4–6 on registers 2h, 2h + 1 (`barrett` after layer 4, bound 3): (X, Y) of the
+/// layout.
 #[inline(always)]
 unsafe fn forward_pair(a: __m256i, b: __m256i, h: usize, p: &Prime) -> (__m256i, __m256i) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
         let (mut a, mut b) = (a, b);
         ct(&mut a, &mut b, splat(p.fwd[8 + h]), p);
-        let (a, b) = (barrett(a, p), barrett(b, p));
-        let mut x = _mm256_permute2x128_si256::<0x20>(a, b);
+        // Only the halves that layer 5 adds to are reduced: the others go into `fqmul`, whose
+        // output bound 1 gives for any input in `i16` (bound 3).
+        let mut x = barrett(_mm256_permute2x128_si256::<0x20>(a, b), p);
         let mut y = _mm256_permute2x128_si256::<0x31>(a, b);
         ct(&mut x, &mut y, load_lanes(&p.fwd5[h]), p);
         let mut lo = _mm256_unpacklo_epi64(x, y);
@@ -581,9 +575,9 @@ unsafe fn reduce_sums(acc: &[i64; N], acc_vector: usize, p: &Prime) -> __m256i {
 // ---------------------------------------------------------------------------------------------
 // Entry points.
 
+/// `out` must point to 1,024 writable `i32`s (all written once).
 #[target_feature(enable = "avx2")]
-unsafe fn prepare_avx2(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
-    let out: *mut i32 = out.as_mut_ptr().cast();
+unsafe fn prepare_avx2(s: &SecretPoly, out: *mut i32) {
     // (ζb ‖ b) per block → the pairs (T[4 + k], T[3 + k]) and (T[2 + k], T[1 + k]), k = 0..3,
     // as byte indices into the 128-bit (ζb ‖ b).
     const PAIRS_01: [i8; 16] = [8, 9, 6, 7, 10, 11, 8, 9, 12, 13, 10, 11, 14, 15, 12, 13];
@@ -660,14 +654,13 @@ unsafe fn basemul_acc_avx2(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32
     }
 }
 
+/// Writes the finished sum into `out`, which also holds the residues mod p₀ in between.
 #[target_feature(enable = "avx2")]
-unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
+unsafe fn finish_avx2(acc: &[i64; N], out: &mut Poly) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        // t: the prime being inverted; residues: the canonical results mod p₀.
+        // The prime being inverted.
         let mut t = [_mm256_setzero_si256(); 16];
-        let mut residues = [_mm256_setzero_si256(); 16];
-        let mut out = Poly::ZERO;
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
             // Four pairs at a time, as in `forward`.
             for h in (0..8).step_by(4) {
@@ -689,38 +682,43 @@ unsafe fn finish_avx2(acc: &[i64; N]) -> Poly {
             }
             inverse_layers_3_to_1(&mut t, p);
             for (r, &x) in t.iter().enumerate() {
+                let dst = &mut out.coeffs[16 * r..][..16];
                 if p_index == 0 {
-                    residues[r] = canonical(x, p);
+                    // r₀, a residue mod p₀ (not centred: bound 6), kept in `out` until the CRT.
+                    _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
                     continue;
                 }
-                // CRT: t = (r₁ − r₀)·p₀^(−1) mod p₁, x = r₀ + p₀·t (mod 2^16).
-                let r0 = residues[r];
-                let lift = canonical(fqmul(_mm256_sub_epi16(x, r0), splat(CRT), p), p);
+                // CRT: t = (r₁ − r₀)·p₀^(−1) mod p₁, x = r₀ + p₀·t (mod 2^16; bound 6).
+                let r0 = _mm256_loadu_si256(dst.as_ptr().cast());
+                let lift = fqmul(_mm256_sub_epi16(x, r0), splat(CRT), p);
                 let x = _mm256_add_epi16(
                     r0,
                     _mm256_mullo_epi16(lift, _mm256_set1_epi16(PRIMES[0] as i16)),
                 );
-                let dst = &mut out.coeffs[16 * r..][..16];
                 _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
             }
         }
         // The accumulated sums are secret-derived: wipe their transforms from the stack.
         wipe(&mut t);
-        wipe(&mut residues);
-        out
     }
 }
 
 /// AVX2 `prepare`: the secret mod both primes (this path's layout, module docs).
 pub(crate) fn prepare(_token: Avx2Token, s: &SecretPoly) -> [i32; 4 * N] {
     // Not zero-filled first: the 4 KiB fill was a measurable share of `prepare`.
-    let mut out = MaybeUninit::uninit();
+    let mut out = MaybeUninit::<[i32; 4 * N]>::uninit();
     // SAFETY: the token proves AVX2 is present; `prepare_avx2` writes all 1,024 entries (128
     // vectors of eight), so `out` is initialised.
     unsafe {
-        prepare_avx2(s, &mut out);
+        prepare_avx2(s, out.as_mut_ptr().cast());
         out.assume_init()
     }
+}
+
+/// [`prepare`] into `out`, in place: no copy of the secret's image is made (and left unwiped).
+pub(crate) fn prepare_into(_token: Avx2Token, s: &SecretPoly, out: &mut [i32; 4 * N]) {
+    // SAFETY: the token proves AVX2 is present; `out` holds the 1,024 entries `prepare_avx2` writes.
+    unsafe { prepare_avx2(s, out.as_mut_ptr()) }
 }
 
 /// AVX2 `mul_acc` into this path's accumulator layout.
@@ -746,8 +744,8 @@ pub(crate) fn basemul_acc(
     unsafe { basemul_acc_avx2(acc, a_hat, prepared) }
 }
 
-/// AVX2 `finish` (same output as the scalar one, bit for bit).
-pub(crate) fn finish(_token: Avx2Token, acc: &[i64; N]) -> Poly {
+/// AVX2 `finish` into `out` (same output as the scalar one, bit for bit).
+pub(crate) fn finish_into(_token: Avx2Token, acc: &[i64; N], out: &mut Poly) {
     // SAFETY: the token proves AVX2 is present.
-    unsafe { finish_avx2(acc) }
+    unsafe { finish_avx2(acc, out) }
 }

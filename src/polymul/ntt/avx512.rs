@@ -14,8 +14,9 @@
 //! [`Avx512Token`], which only [`Avx512Token::detect`] creates (CPUID and the OS's register
 //! state support through `cpufeatures`, cached). Memory is read and written only through
 //! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
-//! before, except the output of `prepare`: an uninitialised 1,024-entry array (no zero fill),
-//! written through its pointer at the constant offsets 64j + 16i + 0..16 (j < 16, i < 4), which
+//! before, except the output of `prepare`: a 1,024-entry array (left uninitialised where `prepare`
+//! returns a value: no zero fill; the caller's own where it prepares in place), written through
+//! its pointer at the constant offsets 64j + 16i + 0..16 (j < 16, i < 4), which
 //! cover it exactly once before it is read.
 #![allow(unsafe_code)]
 
@@ -535,9 +536,9 @@ unsafe fn basemul_register(acc: &mut [i64; N], prepared: &[i32; 4 * N], j: usize
 // ---------------------------------------------------------------------------------------------
 // Entry points.
 
+/// `out` must point to 1,024 writable `i32`s (all written once).
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn prepare_avx512(s: &SecretPoly, out: &mut MaybeUninit<[i32; 4 * N]>) {
-    let out: *mut i32 = out.as_mut_ptr().cast();
+unsafe fn prepare_avx512(s: &SecretPoly, out: *mut i32) {
     // SAFETY: this function runs only on AVX-512 CPUs (its caller holds an `Avx512Token`).
     unsafe {
         let mut u = [_mm512_setzero_si512(); 16];
@@ -603,7 +604,7 @@ unsafe fn basemul_acc_avx512(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i
 }
 
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn finish_avx512(acc: &[i64; N]) -> Poly {
+unsafe fn finish_avx512(acc: &[i64; N], out: &mut Poly) {
     // SAFETY: this function runs only on AVX-512 CPUs (its caller holds an `Avx512Token`).
     unsafe {
         let mut u = [_mm512_setzero_si512(); 16];
@@ -618,7 +619,6 @@ unsafe fn finish_avx512(acc: &[i64; N]) -> Poly {
             layer_6_5_inverse(&mut u, P);
         });
         inverse_layers_4_to_1_scaled(&mut u);
-        let mut out = Poly::ZERO;
         unrolled!(J in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
             let dst = &mut out.coeffs[16 * J..][..16];
             // `vpmovdw` truncates each lane to its low 16 bits: `x as u16`.
@@ -626,20 +626,24 @@ unsafe fn finish_avx512(acc: &[i64; N]) -> Poly {
             _mm256_storeu_si256(dst.as_mut_ptr().cast(), packed);
         });
         wipe(&mut u);
-        out
     }
 }
 
 /// AVX-512 `prepare` (same output as the scalar one).
 pub(crate) fn prepare(_token: Avx512Token, s: &SecretPoly) -> [i32; 4 * N] {
     // Not zero-filled first: the 4 KiB fill was a measurable share of `prepare`.
-    let mut out = MaybeUninit::uninit();
-    // SAFETY: the token proves AVX-512 F and BW are present; `prepare_avx512` writes all 1,024
-    // entries (sixteen groups of 64), so `out` is initialised.
+    let mut out = MaybeUninit::<[i32; 4 * N]>::uninit();
+    // SAFETY: the token proves AVX-512 F and BW are present; `prepare_avx512` writes all 1,024 entries (sixteen groups of 64), so `out` is initialised.
     unsafe {
-        prepare_avx512(s, &mut out);
+        prepare_avx512(s, out.as_mut_ptr().cast());
         out.assume_init()
     }
+}
+
+/// [`prepare`] into `out`, in place: no copy of the secret's image is made (and left unwiped).
+pub(crate) fn prepare_into(_token: Avx512Token, s: &SecretPoly, out: &mut [i32; 4 * N]) {
+    // SAFETY: the token proves AVX-512 F and BW are present; `out` holds the 1,024 entries `prepare_avx512` writes.
+    unsafe { prepare_avx512(s, out.as_mut_ptr()) }
 }
 
 /// AVX-512 `mul_acc` (same sums as the scalar one).
@@ -666,8 +670,8 @@ pub(crate) fn basemul_acc(
     unsafe { basemul_acc_avx512(acc, a_hat, prepared) }
 }
 
-/// AVX-512 `finish` (same output as the scalar one).
-pub(crate) fn finish(_token: Avx512Token, acc: &[i64; N]) -> Poly {
+/// AVX-512 `finish` into `out` (same output as the scalar one).
+pub(crate) fn finish_into(_token: Avx512Token, acc: &[i64; N], out: &mut Poly) {
     // SAFETY: the token proves AVX-512 F and BW are present.
-    unsafe { finish_avx512(acc) }
+    unsafe { finish_avx512(acc, out) }
 }
