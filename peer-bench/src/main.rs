@@ -36,7 +36,6 @@ use shake::XofReader;
 
 /// The project's backend list, included as the tests include it.
 #[path = "../../tests/support/backends.rs"]
-#[allow(unused_macros, dead_code)]
 mod backends;
 
 /// splitmix64: cheap, deterministic; the benchmark's RNG cost stays negligible.
