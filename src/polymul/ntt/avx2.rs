@@ -68,8 +68,8 @@
 //! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
 //! before, except the output of `prepare`: a 1,024-entry array (left uninitialised where `prepare`
 //! returns a value: no zero fill; the caller's own where it prepares in place), written through
-//! its pointer at the constant offsets 8·(64p + 8h + j) (p < 2, h < 8, j < 8),
-//! which cover it exactly once before it is read.
+//! its pointer at the constant offsets 8·(64p + 8h + j) (p < 2, h < 8, j < 8), which cover it
+//! exactly once before it is read.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -717,7 +717,8 @@ pub(crate) fn prepare(_token: Avx2Token, s: &SecretPoly) -> [i32; 4 * N] {
 
 /// [`prepare`] into `out`, in place: no copy of the secret's image is made (and left unwiped).
 pub(crate) fn prepare_into(_token: Avx2Token, s: &SecretPoly, out: &mut [i32; 4 * N]) {
-    // SAFETY: the token proves AVX2 is present; `out` holds the 1,024 entries `prepare_avx2` writes.
+    // SAFETY: the token proves AVX2 is present; `out` holds the 1,024 entries `prepare_avx2`
+    // writes.
     unsafe { prepare_avx2(s, out.as_mut_ptr()) }
 }
 

@@ -16,8 +16,8 @@
 //! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
 //! before, except the output of `prepare`: a 1,024-entry array (left uninitialised where `prepare`
 //! returns a value: no zero fill; the caller's own where it prepares in place), written through
-//! its pointer at the constant offsets 64j + 16i + 0..16 (j < 16, i < 4), which
-//! cover it exactly once before it is read.
+//! its pointer at the constant offsets 64j + 16i + 0..16 (j < 16, i < 4), which cover it exactly
+//! once before it is read.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -633,7 +633,8 @@ unsafe fn finish_avx512(acc: &[i64; N], out: &mut Poly) {
 pub(crate) fn prepare(_token: Avx512Token, s: &SecretPoly) -> [i32; 4 * N] {
     // Not zero-filled first: the 4 KiB fill was a measurable share of `prepare`.
     let mut out = MaybeUninit::<[i32; 4 * N]>::uninit();
-    // SAFETY: the token proves AVX-512 F and BW are present; `prepare_avx512` writes all 1,024 entries (sixteen groups of 64), so `out` is initialised.
+    // SAFETY: the token proves AVX-512 F and BW are present; `prepare_avx512` writes all 1,024
+    // entries (sixteen groups of 64), so `out` is initialised.
     unsafe {
         prepare_avx512(s, out.as_mut_ptr().cast());
         out.assume_init()
@@ -642,7 +643,8 @@ pub(crate) fn prepare(_token: Avx512Token, s: &SecretPoly) -> [i32; 4 * N] {
 
 /// [`prepare`] into `out`, in place: no copy of the secret's image is made (and left unwiped).
 pub(crate) fn prepare_into(_token: Avx512Token, s: &SecretPoly, out: &mut [i32; 4 * N]) {
-    // SAFETY: the token proves AVX-512 F and BW are present; `out` holds the 1,024 entries `prepare_avx512` writes.
+    // SAFETY: the token proves AVX-512 F and BW are present; `out` holds the 1,024 entries
+    // `prepare_avx512` writes.
     unsafe { prepare_avx512(s, out.as_mut_ptr()) }
 }
 
