@@ -33,6 +33,12 @@ pub(crate) trait ByteStream {
             take(run, self.next(buf));
         }
     }
+
+    /// The next `len` bytes borrowed whole where the stream holds them already (squeezed in
+    /// advance); `None`, with nothing read, where it would have to read them into a buffer.
+    fn next_held(&mut self, _len: usize) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl ByteStream for Xof {
@@ -54,6 +60,12 @@ impl ByteStream for Squeezed<'_> {
         let (head, rest) = self.0.split_at(buf.len());
         self.0 = rest;
         head
+    }
+
+    fn next_held(&mut self, len: usize) -> Option<&[u8]> {
+        let (head, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Some(head)
     }
 }
 
@@ -274,9 +286,13 @@ impl<S: ByteStream> MatrixSource for PolyStream<S> {
     /// for the entry (Saber+'s per-entry XOF, whose construction is the low-memory peak).
     #[inline(never)]
     fn next_entry(&mut self, out: &mut Poly) {
-        let mut buf = [0u8; (PIECE_COEFFS * 13) >> 3];
-        let len = (PIECE_COEFFS * self.bits as usize) >> 3;
         let bits = self.bits;
+        // Bytes held already are unpacked whole: one call, not one per piece.
+        if let Some(bytes) = self.bytes.next_held((N * bits as usize) >> 3) {
+            return unpack(bytes, bits, &mut out.coeffs);
+        }
+        let mut buf = [0u8; (PIECE_COEFFS * 13) >> 3];
+        let len = (PIECE_COEFFS * bits as usize) >> 3;
         self.bytes
             .next_runs(&mut buf[..len], PIECES, &mut |k, bytes| {
                 unpack(
@@ -886,6 +902,29 @@ mod tests {
         check::<Uniform, 4, 6>();
         check::<Nineties, 3, 8>();
         check::<UniformNineties, 3, 8>();
+    }
+
+    /// Matrix entries held whole (squeezed in advance: one `unpack` per entry) equal the same
+    /// stream's entries read from the XOF a quarter at a time, at every matrix width.
+    #[test]
+    fn held_and_streamed_matrix_entries_agree() {
+        use crate::params::Symmetric;
+        let hasher = Hasher::for_operation(Symmetric::Sha3);
+        let seed = [9u8; 32];
+        for bits in [13u32, 12, 10] {
+            let entry_len = (N * bits as usize) >> 3;
+            let mut bytes = [0u8; 4 * 416];
+            hasher.xof(&[&seed]).read(&mut bytes[..4 * entry_len]);
+            let mut held = PolyStream::new(Squeezed(&bytes[..4 * entry_len]), bits);
+            let mut streamed = PolyStream::new(hasher.xof(&[&seed]), bits);
+            for entry in 0..4 {
+                let (mut whole, mut pieces) = (Poly::ZERO, Poly::ZERO);
+                held.next_entry(&mut whole);
+                streamed.next_entry(&mut pieces);
+                assert_eq!(whole.coeffs, pieces.coeffs, "{bits} bits, entry {entry}");
+                assert!(whole.coeffs.iter().any(|&c| c >> (bits - 1) != 0));
+            }
+        }
     }
 
     #[test]
