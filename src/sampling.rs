@@ -904,8 +904,9 @@ mod tests {
         check::<UniformNineties, 3, 8>();
     }
 
-    /// Matrix entries held whole (squeezed in advance: one `unpack` per entry) equal the same
-    /// stream's entries read from the XOF a quarter at a time, at every matrix width.
+    /// Polynomials held whole (squeezed in advance: one `unpack` each) equal the same stream's
+    /// read from the XOF a quarter at a time, at the widths read this way (13 and 12 bits: A;
+    /// 10 bits: b and b').
     #[test]
     fn held_and_streamed_matrix_entries_agree() {
         use crate::params::Symmetric;
