@@ -55,17 +55,22 @@ impl ByteStream for Xof {
 /// Bytes squeezed in advance, read front to back without copies.
 pub(crate) struct Squeezed<'s>(pub(crate) &'s [u8]);
 
-impl ByteStream for Squeezed<'_> {
-    fn next<'a>(&'a mut self, buf: &'a mut [u8]) -> &'a [u8] {
-        let (head, rest) = self.0.split_at(buf.len());
+impl<'s> Squeezed<'s> {
+    /// The next `len` bytes, borrowed.
+    fn take(&mut self, len: usize) -> &'s [u8] {
+        let (head, rest) = self.0.split_at(len);
         self.0 = rest;
         head
     }
+}
+
+impl ByteStream for Squeezed<'_> {
+    fn next<'a>(&'a mut self, buf: &'a mut [u8]) -> &'a [u8] {
+        self.take(buf.len())
+    }
 
     fn next_held(&mut self, len: usize) -> Option<&[u8]> {
-        let (head, rest) = self.0.split_at(len);
-        self.0 = rest;
-        Some(head)
+        Some(self.take(len))
     }
 }
 
