@@ -171,7 +171,7 @@ pub(crate) fn unpack_groups<const W: usize>(bytes: &[u8], out: &mut [u16]) {
 
 /// [`unpack_groups`] for the widths read L² + 2L times per operation (10, and 13 or 12): on x86
 /// with an AVX2 path for most of the groups where the CPU has it (`encoding/avx2.rs`), elsewhere
-/// with 32-bit words ([`group_fields`]).
+/// with 32-bit words ([`group_fields`]). On x86 also c_m's width (`decode_message`).
 pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
@@ -184,7 +184,8 @@ pub(crate) fn unpack_wide<const W: usize>(bytes: &[u8], out: &mut [u16]) {
 
 /// [`pack_groups`] for the widths written L times per operation (10 bits: b and b'; 13 or 12
 /// bits: the secret key): on x86 with an AVX2 path for most of the groups where the CPU has it
-/// (`encoding/avx2.rs`), elsewhere with 32-bit words ([`pack_group_words`]).
+/// (`encoding/avx2.rs`), elsewhere with 32-bit words ([`pack_group_words`]). On x86 also c_m's
+/// width (`encode_message`).
 pub(crate) fn pack_wide<const W: usize>(coeffs: &[u16], out: &mut [u8]) {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
@@ -299,7 +300,7 @@ fn unpack_bits(bytes: &[u8], width: u32, out: &mut [u16]) {
 }
 
 /// Unpacks a whole polynomial.
-#[cfg(any(test, target_arch = "x86", target_arch = "x86_64"))]
+#[cfg(test)]
 pub fn unpack_poly(bytes: &[u8], width: u32) -> Poly {
     let mut p = Poly::ZERO;
     unpack(bytes, width, &mut p.coeffs);
@@ -347,23 +348,30 @@ pub(crate) fn pack_rounded<V: Variant>(x: &mut Poly, out: &mut [u8]) {
 /// group of eight coefficients is one message byte (bit `i` for coefficient `i`, the 1-bit
 /// packing).
 pub(crate) fn encode_message<V: Variant, const ET: usize>(v: &Poly, m: &[u8; 32], ct_m: &mut [u8]) {
+    let c_m = |vk: u16, byte: u8, i: usize| {
+        let bit = u16::from(byte >> i) & 1;
+        (vk.wrapping_add(h1::<V>()).wrapping_sub(bit << (EP - 1)) & P_MASK) >> (EP - ET as u32)
+    };
+    // On x86 all 256 coefficients first (a uniform loop the compiler vectorises), then the
+    // packing with the AVX2 path, as `decode_message`.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        let mut coeffs = [0u16; N];
+        for (k, (o, &vk)) in coeffs.iter_mut().zip(v.coeffs.iter()).enumerate() {
+            *o = c_m(vk, m[k >> 3], k & 7);
+        }
+        pack_wide::<ET>(&coeffs, ct_m);
+        coeffs.as_mut_slice().zeroize();
+    }
+    // Elsewhere each group packed as it is computed: no temporaries.
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     for ((group, &byte), bytes) in v
         .coeffs
         .chunks_exact(GROUP)
         .zip(m.iter())
         .zip(ct_m.chunks_exact_mut(ET))
     {
-        pack_group::<ET>(
-            core::array::from_fn(|i| {
-                let bit = u16::from(byte >> i) & 1;
-                (group[i]
-                    .wrapping_add(h1::<V>())
-                    .wrapping_sub(bit << (EP - 1))
-                    & P_MASK)
-                    >> (EP - ET as u32)
-            }),
-            bytes,
-        );
+        pack_group::<ET>(core::array::from_fn(|i| c_m(group[i], byte, i)), bytes);
     }
 }
 
@@ -378,13 +386,19 @@ pub(crate) fn decode_message<V: Variant, const ET: usize>(v: &Poly, ct_m: &[u8])
     let mut m = [0u8; 32];
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
-        let c_m = unpack_poly(ct_m, ET as u32);
-        // All 256 bits first (a uniform loop the compiler vectorises), then the 1-bit packing.
-        let mut bits = [0u16; N];
+        let mut c_m = Poly::ZERO;
+        unpack_wide::<ET>(ct_m, &mut c_m.coeffs);
+        // All 256 bits first, one per byte (a uniform loop the compiler vectorises), then each
+        // group's eight bytes gathered into one by a multiplication: bit i of the message byte
+        // is the product's term b_i·2^(8i)·2^(56 − 7i); every other term is a distinct power of
+        // two below bit 56 or past bit 63, so nothing carries into the top byte.
+        let mut bits = [0u8; N];
         for ((b, &vk), &ck) in bits.iter_mut().zip(v.coeffs.iter()).zip(c_m.coeffs.iter()) {
-            *b = bit(vk, ck);
+            *b = bit(vk, ck) as u8;
         }
-        pack_groups::<1>(&bits, &mut m);
+        for (byte, group) in m.iter_mut().zip(bits.as_chunks::<GROUP>().0) {
+            *byte = (u64::from_le_bytes(*group).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
+        }
         bits.as_mut_slice().zeroize();
     }
     // Elsewhere a message byte per group of eight, from its ET bytes of c_m: no temporaries.

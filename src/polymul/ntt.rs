@@ -126,12 +126,33 @@ use params::{LayerCount, Layers6};
 #[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttPrepared {
     columns: [i32; 4 * N],
+    #[allow(dead_code)] // Never read: its type is a niche.
+    niche: Niche,
+}
+
+/// A field whose only use is its niche: `Option` of a type holding one needs no tag of its own,
+/// so that `Some` of a zero value is all zero bytes, and a slot is zero-filled where it is (with
+/// a tag the value was built apart and copied in: a fill and a copy of the whole value, 4 KiB
+/// for a prepared secret, 2 KiB for an accumulator).
+#[derive(Clone, Copy)]
+#[repr(u8)]
+enum Niche {
+    Filled = 0,
 }
 
 impl NttPrepared {
     const ZERO: Self = Self {
         columns: [0; 4 * N],
+        niche: Niche::Filled,
     };
+
+    /// The slot's value, zero-filled in place first if the slot was empty; always `Some`.
+    fn zeroed_if_empty(slot: &mut Option<Self>) -> Option<&mut Self> {
+        if slot.is_none() {
+            *slot = Some(Self::ZERO);
+        }
+        slot.as_mut()
+    }
 }
 
 // Through a slice: `zeroize` wipes slices with one bulk fill and an optimisation barrier, arrays
@@ -156,6 +177,8 @@ impl core::fmt::Debug for NttPrepared {
 #[cfg_attr(any(target_arch = "x86", target_arch = "x86_64"), repr(align(64)))]
 pub struct NttAccumulator {
     sums: [i64; N],
+    #[allow(dead_code)] // Never read: its type is a niche.
+    niche: Niche,
 }
 
 impl Zeroize for NttAccumulator {
@@ -171,7 +194,10 @@ impl core::fmt::Debug for NttAccumulator {
 }
 
 impl NttAccumulator {
-    const ZERO: Self = Self { sums: [0; N] };
+    const ZERO: Self = Self {
+        sums: [0; N],
+        niche: Niche::Filled,
+    };
 }
 
 /// A public polynomial (matrix entry, public-key vector) in the NTT domain, for the expanded
@@ -212,7 +238,9 @@ impl PolyMul for NttScalar {
     }
 
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<NttPrepared>) {
-        self.prepare_into(s, slot.get_or_insert(NttPrepared::ZERO));
+        if let Some(out) = NttPrepared::zeroed_if_empty(slot) {
+            self.prepare_into(s, out);
+        }
     }
 
     fn accumulator(&mut self) -> NttAccumulator {
@@ -288,6 +316,7 @@ macro_rules! simd_ntt_backend {
             fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
                 NttPrepared {
                     columns: $path::prepare(self.token, s),
+                    niche: Niche::Filled,
                 }
             }
 
@@ -298,7 +327,9 @@ macro_rules! simd_ntt_backend {
             // A new slot zero-filled, then built in place: a value moved into it was a 4 KiB
             // copy, and left the secret's image unwiped where it was built.
             fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<NttPrepared>) {
-                self.prepare_into(s, slot.get_or_insert(NttPrepared::ZERO));
+                if let Some(out) = NttPrepared::zeroed_if_empty(slot) {
+                    self.prepare_into(s, out);
+                }
             }
 
             fn accumulator(&mut self) -> NttAccumulator {

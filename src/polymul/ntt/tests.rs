@@ -294,3 +294,12 @@ fn auto_backend_picks_the_widest_simd_path_present() {
     };
     assert_eq!(Ntt::new().name(), expected);
 }
+
+/// The slots' niche holds: `Option` of a prepared secret or an accumulator has no tag of its
+/// own, so that a slot is zero-filled in place (`Niche`).
+#[test]
+fn slots_need_no_tag() {
+    use core::mem::size_of;
+    assert_eq!(size_of::<Option<NttPrepared>>(), size_of::<NttPrepared>());
+    assert_eq!(size_of::<Option<NttAccumulator>>(), size_of::<NttAccumulator>());
+}
