@@ -272,11 +272,16 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
     let mut state = MultiState::<W>::new();
     // Per lane: its job, its sponge and the output bytes written so far.
     let mut lanes: [Option<(Job<'a>, Sponge, usize)>; W] = [const { None }; W];
+    // Once the jobs ran out, idle lanes stop asking (a call through the adapters per idle lane
+    // and permutation).
+    let mut more_jobs = true;
     loop {
         for (lane, slot) in lanes.iter_mut().enumerate() {
-            if slot.is_none()
-                && let Some(job) = jobs.next_job()
-            {
+            if slot.is_none() && more_jobs {
+                let Some(job) = jobs.next_job() else {
+                    more_jobs = false;
+                    continue;
+                };
                 state.clear(lane);
                 let sponge = Sponge::new(job.function);
                 *slot = Some((job, sponge, 0));

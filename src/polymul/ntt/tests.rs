@@ -301,5 +301,8 @@ fn auto_backend_picks_the_widest_simd_path_present() {
 fn slots_need_no_tag() {
     use core::mem::size_of;
     assert_eq!(size_of::<Option<NttPrepared>>(), size_of::<NttPrepared>());
-    assert_eq!(size_of::<Option<NttAccumulator>>(), size_of::<NttAccumulator>());
+    assert_eq!(
+        size_of::<Option<NttAccumulator>>(),
+        size_of::<NttAccumulator>()
+    );
 }
