@@ -661,45 +661,61 @@ unsafe fn finish_avx2(acc: &[i64; N], out: &mut Poly) {
     unsafe {
         // The prime being inverted.
         let mut t = [_mm256_setzero_si256(); 16];
-        for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
-            // Four pairs at a time, as in `forward`.
-            for h in (0..8).step_by(4) {
-                let base = 32 * p_index + 4 * h;
-                let (x0, y0) = (reduce_sums(acc, base, p), reduce_sums(acc, base + 2, p));
-                let (x1, y1) = (reduce_sums(acc, base + 4, p), reduce_sums(acc, base + 6, p));
-                let (x2, y2) = (
-                    reduce_sums(acc, base + 8, p),
-                    reduce_sums(acc, base + 10, p),
-                );
-                let (x3, y3) = (
-                    reduce_sums(acc, base + 12, p),
-                    reduce_sums(acc, base + 14, p),
-                );
-                (t[2 * h], t[2 * h + 1]) = inverse_pair(x0, y0, h, p);
-                (t[2 * h + 2], t[2 * h + 3]) = inverse_pair(x1, y1, h + 1, p);
-                (t[2 * h + 4], t[2 * h + 5]) = inverse_pair(x2, y2, h + 2, p);
-                (t[2 * h + 6], t[2 * h + 7]) = inverse_pair(x3, y3, h + 3, p);
-            }
-            inverse_layers_3_to_1(&mut t, p);
-            for (r, &x) in t.iter().enumerate() {
-                let dst = &mut out.coeffs[16 * r..][..16];
-                if p_index == 0 {
-                    // r₀, a residue mod p₀ (not centred: bound 6), kept in `out` until the CRT.
-                    _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
-                    continue;
-                }
-                // CRT: t = (r₁ − r₀)·p₀^(−1) mod p₁, x = r₀ + p₀·t (mod 2^16; bound 6).
-                let r0 = _mm256_loadu_si256(dst.as_ptr().cast());
-                let lift = fqmul(_mm256_sub_epi16(x, r0), splat(CRT), p);
-                let x = _mm256_add_epi16(
-                    r0,
-                    _mm256_mullo_epi16(lift, _mm256_set1_epi16(PRIMES[0] as i16)),
-                );
-                _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
-            }
-        }
+        // Written out, not a loop over the primes: the loop stayed one, and the second prime's
+        // work did not overlap the first's (BENCHMARKS.md, issue 18).
+        finish_prime::<0>(acc, &mut t, out);
+        finish_prime::<1>(acc, &mut t, out);
         // The accumulated sums are secret-derived: wipe their transforms from the stack.
         wipe(&mut t);
+    }
+}
+
+/// Prime `P_INDEX`'s part of [`finish_avx2`]: its inverse transform in `t`, then its residues
+/// kept in `out` (prime 0) or joined with those by the CRT (prime 1).
+#[inline(always)]
+unsafe fn finish_prime<const P_INDEX: usize>(
+    acc: &[i64; N],
+    t: &mut [__m256i; 16],
+    out: &mut Poly,
+) {
+    let p = if P_INDEX == 0 { &P0 } else { &P1 };
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        // Four pairs at a time, as in `forward`.
+        for h in (0..8).step_by(4) {
+            let base = 32 * P_INDEX + 4 * h;
+            let (x0, y0) = (reduce_sums(acc, base, p), reduce_sums(acc, base + 2, p));
+            let (x1, y1) = (reduce_sums(acc, base + 4, p), reduce_sums(acc, base + 6, p));
+            let (x2, y2) = (
+                reduce_sums(acc, base + 8, p),
+                reduce_sums(acc, base + 10, p),
+            );
+            let (x3, y3) = (
+                reduce_sums(acc, base + 12, p),
+                reduce_sums(acc, base + 14, p),
+            );
+            (t[2 * h], t[2 * h + 1]) = inverse_pair(x0, y0, h, p);
+            (t[2 * h + 2], t[2 * h + 3]) = inverse_pair(x1, y1, h + 1, p);
+            (t[2 * h + 4], t[2 * h + 5]) = inverse_pair(x2, y2, h + 2, p);
+            (t[2 * h + 6], t[2 * h + 7]) = inverse_pair(x3, y3, h + 3, p);
+        }
+        inverse_layers_3_to_1(t, p);
+        for (r, &x) in t.iter().enumerate() {
+            let dst = &mut out.coeffs[16 * r..][..16];
+            if P_INDEX == 0 {
+                // r₀, a residue mod p₀ (not centred: bound 6), kept in `out` until the CRT.
+                _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
+                continue;
+            }
+            // CRT: t = (r₁ − r₀)·p₀^(−1) mod p₁, x = r₀ + p₀·t (mod 2^16; bound 6).
+            let r0 = _mm256_loadu_si256(dst.as_ptr().cast());
+            let lift = fqmul(_mm256_sub_epi16(x, r0), splat(CRT), p);
+            let x = _mm256_add_epi16(
+                r0,
+                _mm256_mullo_epi16(lift, _mm256_set1_epi16(PRIMES[0] as i16)),
+            );
+            _mm256_storeu_si256(dst.as_mut_ptr().cast(), x);
+        }
     }
 }
 
