@@ -464,8 +464,8 @@ fn secret_fields<V: Variant>(
     let shift = 32 - width;
     // A field in the top bits of a word: sign-extended by the arithmetic shift.
     let mut field = |o: &mut i8, field: u32| take(o, (field as i32) >> shift);
-    // Each field from its word, without a temporary; but on x86 `unpack` (AVX2 for 12 and 13
-    // bits) and a uniform loop the compiler vectorises take half the time.
+    // Each field from its word, without a temporary; on x86 `unpack` (AVX2 for 12 and 13 bits)
+    // and a uniform loop the compiler vectorises are faster (BENCHMARKS.md, issue 18).
     let by_field = !cfg!(any(target_arch = "x86", target_arch = "x86_64"));
     match width {
         4 if by_field => each_field::<4>(bytes, &mut out.coeffs, field),
