@@ -145,14 +145,6 @@ impl NttPrepared {
         columns: [0; 4 * N],
         niche: Niche::Filled,
     };
-
-    /// The slot's value, zero-filled in place first if the slot was empty; always `Some`.
-    fn zeroed_if_empty(slot: &mut Option<Self>) -> Option<&mut Self> {
-        if slot.is_none() {
-            *slot = Some(Self::ZERO);
-        }
-        slot.as_mut()
-    }
 }
 
 // Through a slice: `zeroize` wipes slices with one bulk fill and an optimisation barrier, arrays
@@ -238,9 +230,7 @@ impl PolyMul for NttScalar {
     }
 
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<NttPrepared>) {
-        if let Some(out) = NttPrepared::zeroed_if_empty(slot) {
-            self.prepare_into(s, out);
-        }
+        self.prepare_into(s, slot.get_or_insert(NttPrepared::ZERO));
     }
 
     fn accumulator(&mut self) -> NttAccumulator {
@@ -327,9 +317,7 @@ macro_rules! simd_ntt_backend {
             // A new slot zero-filled, then built in place: a value moved into it was a 4 KiB
             // copy, and left the secret's image unwiped where it was built.
             fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<NttPrepared>) {
-                if let Some(out) = NttPrepared::zeroed_if_empty(slot) {
-                    self.prepare_into(s, out);
-                }
+                self.prepare_into(s, slot.get_or_insert(NttPrepared::ZERO));
             }
 
             fn accumulator(&mut self) -> NttAccumulator {
