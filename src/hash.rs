@@ -32,11 +32,14 @@ pub(crate) enum Function {
     Xof,
 }
 
-/// One hash computation: `function` of `input[0] ‖ input[1]` into all of `output`.
+/// One hash computation: `function` of `input[0] ‖ input[1]` into all of `output`, then, if
+/// given, the XOF of part of that output ([`Job::then_xof`]).
 pub(crate) struct Job<'a> {
     function: Function,
     input: [&'a [u8]; 2],
     output: &'a mut [u8],
+    /// The XOF of `output[from..]` into the second slice, run once `output` is written.
+    then: Option<(usize, &'a mut [u8])>,
 }
 
 impl<'a> Job<'a> {
@@ -46,6 +49,7 @@ impl<'a> Job<'a> {
             function: Function::H,
             input,
             output,
+            then: None,
         }
     }
 
@@ -55,6 +59,7 @@ impl<'a> Job<'a> {
             function: Function::G,
             input,
             output: output.as_flattened_mut(),
+            then: None,
         }
     }
 
@@ -64,19 +69,47 @@ impl<'a> Job<'a> {
             function: Function::Xof,
             input,
             output,
+            then: None,
         }
+    }
+
+    /// The same, then the first `output.len()` bytes of XOF(this job's output from byte `from`
+    /// on) into `output`: the FO transform's secret stream from the r of (K̂, r) = G(…), one job
+    /// with G, so that on lanes G shares its permutation with the operation's other streams.
+    pub(crate) fn then_xof(self, from: usize, output: &'a mut [u8]) -> Self {
+        Self {
+            then: Some((from, output)),
+            ..self
+        }
+    }
+
+    /// The follow-up job, once this job's output is written (the 90s family, which runs its
+    /// jobs one at a time).
+    fn into_next(self) -> Option<Job<'a>> {
+        let (from, output) = self.then?;
+        let done: &'a [u8] = self.output;
+        Some(Job::xof(
+            [done.get(from..).unwrap_or_default(), &[]],
+            output,
+        ))
     }
 
     /// The job as a Keccak job (the SHA-3 family).
     fn keccak(self) -> keccak::Job<'a> {
+        let function = |function| match function {
+            Function::H => keccak::Function::Sha3_256,
+            Function::G => keccak::Function::Sha3_512,
+            Function::Xof => keccak::Function::Shake128,
+        };
         keccak::Job {
-            function: match self.function {
-                Function::H => keccak::Function::Sha3_256,
-                Function::G => keccak::Function::Sha3_512,
-                Function::Xof => keccak::Function::Shake128,
-            },
+            function: function(self.function),
             input: self.input,
             output: self.output,
+            then: self.then.map(|(from, output)| keccak::Then {
+                function: function(Function::Xof),
+                from,
+                output,
+            }),
         }
     }
 }
@@ -157,7 +190,12 @@ impl Hasher {
     fn run_one(&self, job: Job<'_>) {
         match self.family {
             Symmetric::Sha3 => self.single.run(job.keccak()),
-            Symmetric::Sha2Aes => sha2aes::hash(job.function, &job.input, job.output, self.engines),
+            Symmetric::Sha2Aes => {
+                sha2aes::hash(job.function, &job.input, &mut *job.output, self.engines);
+                if let Some(next) = job.into_next() {
+                    self.run_one(next);
+                }
+            }
         }
     }
 

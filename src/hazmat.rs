@@ -112,7 +112,7 @@ where
 /// The Keccak layer (FIPS 202): the permutations, the one-state driver and the lane runner, for
 /// benchmarks and the embedded harness. Unstable.
 pub mod keccak {
-    pub use crate::keccak::{Function, Job, Multi, Shake128Stream, Single, permute};
+    pub use crate::keccak::{Function, Job, Multi, Shake128Stream, Single, Then, permute};
 }
 
 /// The x86 instruction-set cap: the crate uses at most this level (AVX-512 → AVX2 → portable)

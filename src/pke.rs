@@ -58,7 +58,7 @@ use crate::polymul::{
     unpack_secret, with_prepared_for_use,
 };
 use crate::sampling::{
-    InAdvance, MatrixSource, PolyStream, Squeezed, gen_secret, gen_secret_with,
+    InAdvance, MatrixSource, PolyStream, SecretSeed, Squeezed, gen_secret, gen_secret_with,
     with_streamed_matrix,
 };
 
@@ -1008,7 +1008,12 @@ fn keygen_in_advance<
     out: &mut [Option<(&mut [u8], &mut [u8])>],
 ) {
     let mut squeezed = InAdvance::<M, G>::new();
-    squeezed.squeeze::<V, L, MU>(hasher, seeds_s, seeds_a.iter().copied(), &mut []);
+    squeezed.squeeze::<V, L, MU>(
+        hasher,
+        seeds_s.iter().map(|seed| SecretSeed::Seed(seed)),
+        seeds_a.iter().copied(),
+        &mut [],
+    );
     keygen_each::<V, Bk, L, MU>(backend, &squeezed, out);
 }
 
@@ -1030,20 +1035,45 @@ fn keygen_each<V: Variant, Bk: Backend, const L: usize, const MU: usize>(
     }
 }
 
-/// Saber.PKE.Enc for each operation of a group, as the FO transform calls it: `messages[i]`
-/// with `coins[i]` into `sinks[i]`, and the `extra` jobs run beside the encryption's own
-/// hashing (decapsulation's H(c)).
+/// Saber.PKE.Enc for each operation of a group, as the FO transform calls it (Algorithms 5 and
+/// 6): (K̂, r) = G(`messages[i]` ‖ `hpks[i]`) into `kr[i]`, then `messages[i]` encrypted with
+/// the coins r into `sinks[i]`; the `extra` jobs run beside the encryption's own hashing
+/// (decapsulation's H(c)). G is computed here so that, where the streams are squeezed in
+/// advance, it is the first step of the secret stream's job, on lanes beside the other streams.
 pub(crate) trait EncryptGroup<Bk> {
     /// Encrypts every operation of the group.
+    #[allow(clippy::too_many_arguments)]
     fn encrypt(
         &self,
         backend: &mut Bk,
         hasher: &Hasher,
         messages: &[[u8; 32]],
-        coins: &[&[u8; 32]],
+        hpks: &[&[u8; 32]],
+        kr: &mut [[[u8; 32]; 2]],
         sinks: &mut [Option<CiphertextSink<'_>>],
         extra: &mut [Option<Job<'_>>],
     );
+}
+
+/// (K̂, r) = G(m ‖ H(pk)) of each operation (§2.6, Algorithms 5 and 6), on its own.
+pub(crate) fn hash_kr(
+    hasher: &Hasher,
+    messages: &[[u8; 32]],
+    hpks: &[&[u8; 32]],
+    kr: &mut [[[u8; 32]; 2]],
+) {
+    hasher.run(
+        messages
+            .iter()
+            .zip(hpks)
+            .zip(kr.iter_mut())
+            .map(|((m, hpk), kr)| Job::g([m, *hpk], kr)),
+    );
+}
+
+/// The coins r of each operation, the second half of its `kr`.
+fn coins_of<const G: usize>(kr: &[[[u8; 32]; 2]]) -> [&[u8; 32]; G] {
+    core::array::from_fn(|i| kr.get(i).map_or(&[0; 32], |kr| &kr[1]))
 }
 
 /// Encryption under public keys given as bytes (`pk = pack_p(b) ‖ seed_A`), one per operation;
@@ -1097,20 +1127,23 @@ impl<
         backend: &mut Bk,
         hasher: &Hasher,
         messages: &[[u8; 32]],
-        coins: &[&[u8; 32]],
+        hpks: &[&[u8; 32]],
+        kr: &mut [[[u8; 32]; 2]],
         sinks: &mut [Option<CiphertextSink<'_>>],
         extra: &mut [Option<Job<'_>>],
     ) {
         if squeezes_in_advance::<Bk::Plan>(hasher) {
-            return self.encrypt_in_advance(backend, hasher, messages, coins, sinks, extra);
+            return self.encrypt_in_advance(backend, hasher, messages, hpks, kr, sinks, extra);
         }
         hasher.run(extra.iter_mut().filter_map(Option::take));
+        hash_kr(hasher, messages, hpks, kr);
         let seeds: [&[u8; 32]; G] =
             core::array::from_fn(|i| public_seed(self.keys[i.min(self.keys.len() - 1)]));
+        let coins = coins_of::<G>(kr);
         let sources = Streamed::<V, L> {
             hasher,
             matrix_seeds: &seeds,
-            secret_seeds: coins,
+            secret_seeds: &coins,
             variant: core::marker::PhantomData,
         };
         self.encrypt_each(backend, &sources, messages, sinks);
@@ -1123,18 +1156,28 @@ impl<V: Variant, M: ByteArray, const L: usize, const MU: usize, const ET: usize,
     /// [`EncryptGroup::encrypt`] squeezed in advance. Not inlined: the squeezed bytes live only
     /// in this call.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn encrypt_in_advance<Bk: Backend>(
         &self,
         backend: &mut Bk,
         hasher: &Hasher,
         messages: &[[u8; 32]],
-        coins: &[&[u8; 32]],
+        hpks: &[&[u8; 32]],
+        kr: &mut [[[u8; 32]; 2]],
         sinks: &mut [Option<CiphertextSink<'_>>],
         extra: &mut [Option<Job<'_>>],
     ) {
         let mut squeezed = InAdvance::<M, G>::new();
+        let secret_seeds = messages
+            .iter()
+            .zip(hpks)
+            .zip(kr.iter_mut())
+            .map(|((m, hpk), kr)| SecretSeed::G {
+                input: [m, *hpk],
+                kr,
+            });
         let seeds = self.keys.iter().map(|pk| public_seed(pk));
-        squeezed.squeeze::<V, L, MU>(hasher, coins, seeds, extra);
+        squeezed.squeeze::<V, L, MU>(hasher, secret_seeds, seeds, extra);
         self.encrypt_each(backend, &squeezed, messages, sinks);
     }
 
@@ -1195,11 +1238,14 @@ impl<V: Variant, B: PolyMulPublic, const L: usize, const MU: usize, const ET: us
         backend: &mut B,
         hasher: &Hasher,
         messages: &[[u8; 32]],
-        coins: &[&[u8; 32]],
+        hpks: &[&[u8; 32]],
+        kr: &mut [[[u8; 32]; 2]],
         sinks: &mut [Option<CiphertextSink<'_>>],
         extra: &mut [Option<Job<'_>>],
     ) {
         hasher.run(extra.iter_mut().filter_map(Option::take));
+        hash_kr(hasher, messages, hpks, kr);
+        let coins = kr.iter().map(|kr| &kr[1]);
         for ((m, coins), sink) in messages.iter().zip(coins).zip(sinks.iter_mut().flatten()) {
             encrypt::<V, Fast, B, L, MU, ET>(
                 backend,

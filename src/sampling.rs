@@ -206,9 +206,26 @@ pub(crate) fn gen_secret_with<V: Variant, const L: usize, const MU: usize>(
     });
 }
 
-/// The secret stream of `seed` as a job: its first `out.len()` bytes.
-pub(crate) fn secret_job<'a>(seed: &'a [u8], out: &'a mut [u8]) -> Job<'a> {
-    Job::xof([seed, &[]], out)
+/// Where an operation's secret stream comes from.
+pub(crate) enum SecretSeed<'a> {
+    /// XOF(seed): key generation's seed_s.
+    Seed(&'a [u8; 32]),
+    /// XOF(r) of (K̂, r) = G(`input`) (the FO transform's coins, Algorithms 5 and 6), G computed
+    /// into `kr` as the first step of the stream's job.
+    G {
+        input: [&'a [u8]; 2],
+        kr: &'a mut [[u8; 32]; 2],
+    },
+}
+
+impl<'a> SecretSeed<'a> {
+    /// The stream as a job: its first `out.len()` bytes.
+    fn job(self, out: &'a mut [u8]) -> Job<'a> {
+        match self {
+            Self::Seed(seed) => Job::xof([seed, &[]], out),
+            Self::G { input, kr } => Job::g(input, kr).then_xof(32, out),
+        }
+    }
 }
 
 // --- The matrix ------------------------------------------------------------------------------
@@ -558,7 +575,7 @@ impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
     pub(crate) fn squeeze<'a, V: Variant, const L: usize, const MU: usize>(
         &'a mut self,
         hasher: &Hasher,
-        secret_seeds: &'a [&'a [u8; 32]],
+        secret_seeds: impl IntoIterator<Item = SecretSeed<'a>>,
         matrix_seeds: impl IntoIterator<Item = &'a [u8; 32]>,
         extra: &'a mut [Option<Job<'_>>],
     ) {
@@ -567,9 +584,9 @@ impl<M: crate::params::ByteArray, const G: usize> InAdvance<M, G> {
         let secret_len = self.secret_len;
         hasher.run(
             secret_seeds
-                .iter()
+                .into_iter()
                 .zip(self.secrets.iter_mut())
-                .map(|(seed, stream)| secret_job(*seed, &mut stream[..secret_len]))
+                .map(|(seed, stream)| seed.job(&mut stream[..secret_len]))
                 .chain(
                     extra
                         .iter_mut()

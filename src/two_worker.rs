@@ -359,7 +359,7 @@ fn rows_on_worker_1<V: Variant, M: PolyMul, const L: usize, const MU: usize, con
     let mut matrix = Tee::<L, SLOTS>::new::<V>(hasher, seed_a, producer, own, false);
     if own > 0 {
         let mut kr = Wiped([[[0u8; 32]; 2]; 1]);
-        fo::hash_kr(hasher, core::slice::from_ref(m), &[hpk], &mut kr[..]);
+        pke::hash_kr(hasher, core::slice::from_ref(m), &[hpk], &mut kr[..]);
         let s = Fast::sample::<V, L, MU>(SecretBytes::Seed(hasher, &kr[0][1]));
         let mut s = Fast::for_encryption::<M, L>(backend, &s);
         pke::matrix_rows::<M, L>(backend, &mut matrix, &mut s, |_, row| {
@@ -406,13 +406,15 @@ impl<B: PolyMul, V: Variant, const L: usize, const MU: usize, const ET: usize, c
         backend: &mut B,
         hasher: &Hasher,
         messages: &[[u8; 32]],
-        coins: &[&[u8; 32]],
+        hpks: &[&[u8; 32]],
+        kr: &mut [[[u8; 32]; 2]],
         sinks: &mut [Option<CiphertextSink<'_>>],
         extra: &mut [Option<crate::hash::Job<'_>>],
     ) {
         hasher.run(extra.iter_mut().filter_map(Option::take));
-        let (Some(m), Some(coins), Some(Some(sink))) =
-            (messages.first(), coins.first(), sinks.first_mut())
+        pke::hash_kr(hasher, messages, hpks, kr);
+        let (Some(m), Some([_, coins]), Some(Some(sink))) =
+            (messages.first(), kr.first(), sinks.first_mut())
         else {
             return;
         };

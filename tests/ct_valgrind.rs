@@ -516,16 +516,19 @@ fn exercise_lanes(keccak: Multi) {
             function: Function::Shake128,
             input: [&public_seed, &[]],
             output: &mut matrix,
+            then: None,
         },
         Job {
             function: Function::Shake128,
             input: [&secret_seed, &[]],
             output: &mut stream,
+            then: None,
         },
         Job {
             function: Function::Sha3_256,
             input: [&secret_message, &[]],
             output: &mut digest,
+            then: None,
         },
     ];
     keccak.run(jobs);

@@ -290,6 +290,7 @@ fn multi_target(count: usize, keccak: Multi) -> Vec<Verdict> {
             function: Function::Shake128,
             input: [seed, &[]],
             output: out,
+            then: None,
         }));
         black_box(&outputs);
     })]

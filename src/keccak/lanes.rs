@@ -319,16 +319,25 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
                 continue;
             }
             *written += sponge.squeeze(&state.lane(lane), &mut job.output[*written..]);
-            if *written == job.output.len() {
-                *slot = None;
+            if *written < job.output.len() {
+                continue;
             }
+            // Done: the follow-up, if any, starts on this lane at the next permutation.
+            *slot = slot
+                .take()
+                .and_then(|(job, _, _)| job.into_next())
+                .map(|next| {
+                    state.clear(lane);
+                    let sponge = Sponge::new(next.function);
+                    (next, sponge, 0)
+                });
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::Function;
+    use super::super::{Function, Then};
     use super::*;
     use sha3::Digest;
     use shake::{ExtendableOutput, Update, XofReader};
@@ -370,6 +379,7 @@ mod tests {
                         function,
                         input: [&message[..head], &message[head..head + tail]],
                         output: &mut out[..len],
+                        then: None,
                     }
                 },
             ));
@@ -498,6 +508,7 @@ mod tests {
                                 function,
                                 input: [&message[..input], &[]],
                                 output: &mut out[..len],
+                                then: None,
                             }),
                     );
                     for (out, (function, input, len)) in outputs.iter().zip(jobs) {
@@ -524,6 +535,72 @@ mod tests {
                             single.name()
                         );
                     }
+                }
+            }
+        }
+    }
+
+    /// A job with a follow-up (SHA3-512, then SHAKE128 of the digest's second half: the FO
+    /// transform's G and secret stream) gives the crates' hashes wherever it runs: on the lanes
+    /// beside a longer and a shorter job (the follow-up starting on the lane the first job
+    /// leaves), handed over to a single state during its first job or its follow-up, or alone.
+    #[test]
+    fn follow_ups_match_the_sha3_and_shake_crates() {
+        let message: [u8; 1500] = core::array::from_fn(|i| (i * 11 + 3) as u8);
+        // (input of the chained job, its follow-up's output length, other jobs' (input, output)
+        // lengths as SHAKE128 jobs; 0: none).
+        type Lengths = (usize, usize);
+        let cases: [(usize, usize, [Lengths; 2]); 5] = [
+            (64, 768, [(32, 3744), (1088, 32)]),
+            (64, 768, [(32, 100), (0, 0)]),
+            (200, 500, [(32, 1), (0, 0)]),
+            (64, 3000, [(32, 200), (0, 0)]),
+            (64, 768, [(0, 0), (0, 0)]),
+        ];
+        for (input, len, others) in cases {
+            let mut digest = [0u8; 64];
+            digest.copy_from_slice(&sha3::Sha3_512::digest(&message[..input]));
+            let mut want = [0u8; 3000];
+            let mut x = shake::Shake128::default();
+            x.update(&digest[32..]);
+            x.finalize_xof().read(&mut want[..len]);
+            for keccak in Multi::all() {
+                for single in [None]
+                    .into_iter()
+                    .chain(super::super::Single::all().map(Some))
+                {
+                    let mut kr = [0u8; 64];
+                    let mut stream = [0u8; 3000];
+                    let mut outputs = [[0u8; 3744]; 2];
+                    let chained = Job {
+                        function: Function::Sha3_512,
+                        input: [&message[..input], &[]],
+                        output: &mut kr,
+                        then: Some(Then {
+                            function: Function::Shake128,
+                            from: 32,
+                            output: &mut stream[..len],
+                        }),
+                    };
+                    let jobs = core::iter::once(chained).chain(
+                        outputs
+                            .iter_mut()
+                            .zip(others)
+                            .filter(|(_, (_, out))| *out > 0)
+                            .map(|(out, (input, len))| Job {
+                                function: Function::Shake128,
+                                input: [&message[..input], &[]],
+                                output: &mut out[..len],
+                                then: None,
+                            }),
+                    );
+                    match single {
+                        Some(single) => keccak.run_or_one_at_a_time(single, jobs),
+                        None => keccak.run(jobs),
+                    }
+                    let name = (keccak.name(), single.map(super::super::Single::name));
+                    assert_eq!(kr, digest, "{name:?} {input}");
+                    assert_eq!(stream[..len], want[..len], "{name:?} {input} {len}");
                 }
             }
         }

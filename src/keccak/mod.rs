@@ -321,7 +321,8 @@ impl Function {
     }
 }
 
-/// One hash computation: `function` of `input[0] ‖ input[1]` into all of `output`.
+/// One hash computation: `function` of `input[0] ‖ input[1]` into all of `output`, then, if
+/// given, a second one on bytes of that output ([`Then`]).
 #[derive(Debug)]
 pub struct Job<'a> {
     /// The hash function.
@@ -330,25 +331,62 @@ pub struct Job<'a> {
     pub input: [&'a [u8]; 2],
     /// Where the hash goes; its length is the output length (32 for SHA3-256, 64 for SHA3-512).
     pub output: &'a mut [u8],
+    /// The job that starts on the same state once this one's output is written, if any.
+    pub then: Option<Then<'a>>,
 }
 
-impl Job<'_> {
-    /// The permutations this job takes: one per absorbed block (the last one padded, so one more
-    /// than the whole blocks of input), one more per further output block.
+/// A job whose input is the output of the job before it, from byte `from` on: the FO
+/// transform's secret stream XOF(r) after (K̂, r) = G(…), which then runs on lanes beside the
+/// operation's other streams instead of before them.
+#[derive(Debug)]
+pub struct Then<'a> {
+    /// The hash function.
+    pub function: Function,
+    /// Where in the previous job's output this job's input starts.
+    pub from: usize,
+    /// Where the hash goes.
+    pub output: &'a mut [u8],
+}
+
+impl<'a> Job<'a> {
+    /// The permutations this job and its follow-up take: one per absorbed block (the last one
+    /// padded, so one more than the whole blocks of input), one more per further output block.
     fn permutations(&self) -> usize {
-        let rate = self.function.rate();
-        // Whole blocks by subtraction: the crate has no division (the lengths are public).
-        let blocks = |mut len: usize| {
-            let mut count = 0;
-            while len >= rate {
-                len -= rate;
-                count += 1;
-            }
-            count
-        };
         let input = self.input[0].len() + self.input[1].len();
-        blocks(input) + 1 + blocks(self.output.len().saturating_sub(1))
+        let follow_up = self.then.as_ref().map_or(0, |then| {
+            let input = self.output.len().saturating_sub(then.from);
+            permutations(then.function, input, then.output.len())
+        });
+        permutations(self.function, input, self.output.len()) + follow_up
     }
+
+    /// The follow-up job, once this job's output is written: its output is now the next one's
+    /// input.
+    fn into_next(self) -> Option<Job<'a>> {
+        let then = self.then?;
+        let done: &'a [u8] = self.output;
+        Some(Job {
+            function: then.function,
+            input: [done.get(then.from..).unwrap_or_default(), &[]],
+            output: then.output,
+            then: None,
+        })
+    }
+}
+
+/// The permutations of one sponge run of `function` ([`Job::permutations`]).
+fn permutations(function: Function, input: usize, output: usize) -> usize {
+    let rate = function.rate();
+    // Whole blocks by subtraction: the crate has no division (the lengths are public).
+    let blocks = |mut len: usize| {
+        let mut count = 0;
+        while len >= rate {
+            len -= rate;
+            count += 1;
+        }
+        count
+    };
+    blocks(input) + 1 + blocks(output.saturating_sub(1))
 }
 
 // The constructors serve tests and benchmarks; the hash layer builds jobs from its own.
@@ -360,6 +398,7 @@ impl<'a> Job<'a> {
             function: Function::Shake128,
             input: [input, &[]],
             output,
+            then: None,
         }
     }
 
@@ -374,6 +413,7 @@ impl<'a> Job<'a> {
             function: Function::Sha3_256,
             input,
             output,
+            then: None,
         }
     }
 
@@ -383,6 +423,7 @@ impl<'a> Job<'a> {
             function: Function::Sha3_512,
             input,
             output,
+            then: None,
         }
     }
 }
@@ -435,6 +476,16 @@ mod tests {
         let mut digest = [0u8; 32];
         assert_eq!(Job::sha3_256(&input[..136], &mut digest).permutations(), 2);
         assert_eq!(Job::sha3_256(&input[..135], &mut digest).permutations(), 1);
+        // A follow-up's own: G of 64 bytes (one), then SHAKE128 of its last 32 bytes into 768
+        // (five).
+        let (mut kr, mut stream) = ([0u8; 64], [0u8; 768]);
+        let mut chained = Job::sha3_512_of([&input[..64], &[]], &mut kr);
+        chained.then = Some(Then {
+            function: Function::Shake128,
+            from: 32,
+            output: &mut stream,
+        });
+        assert_eq!(chained.permutations(), 6);
     }
 
     /// `Function`'s rates and suffixes are FIPS 202's.

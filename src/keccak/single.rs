@@ -87,15 +87,18 @@ impl Single {
         }
     }
 
-    /// Computes `job` to completion.
+    /// Computes `job` to completion, then its follow-up, if any.
     pub fn run(self, job: Job<'_>) {
-        self.hash(job.function, &job.input, job.output);
+        self.hash(job.function, &job.input, &mut *job.output);
+        if let Some(next) = job.into_next() {
+            self.run(next);
+        }
     }
 
     /// Finishes `job` on this implementation from where a lane of a multi-way permutation left
     /// it: `sponge` between two permutations, `from` the lane's state, the first `written`
     /// output bytes already out ([`super::Multi::run_or_one_at_a_time`], once the job is the
-    /// last one running).
+    /// last one running); then its follow-up, if any.
     pub(super) fn resume(self, job: Job<'_>, sponge: Sponge, from: &impl Words, written: usize) {
         let (input, output) = (&job.input, &mut job.output[written..]);
         match self.0 {
@@ -109,6 +112,9 @@ impl Single {
             Permutation1::Bmi(token) => {
                 resume_on(|| State64::new(token), from, sponge, input, output)
             }
+        }
+        if let Some(next) = job.into_next() {
+            self.run(next);
         }
     }
 

@@ -215,9 +215,7 @@ pub(crate) fn encapsulate<Bk: Backend, const G: usize>(
             .map(|(seed, m)| Job::h([seed, &[]], m)),
     );
     let mut kr = Wiped([[[0u8; 32]; 2]; G]);
-    hash_kr(hasher, &messages[..n], hpks, &mut kr[..n]);
     {
-        let coins: [&[u8; 32]; G] = core::array::from_fn(|i| &kr[i][1]);
         let mut parts = out.iter_mut().flatten();
         let mut sinks: [Option<CiphertextSink<'_>>; G] =
             core::array::from_fn(|_| parts.next().map(|p| CiphertextSink::Write(&mut *p.ct)));
@@ -225,7 +223,8 @@ pub(crate) fn encapsulate<Bk: Backend, const G: usize>(
             backend,
             hasher,
             &messages[..n],
-            &coins[..n],
+            hpks,
+            &mut kr[..n],
             &mut sinks,
             &mut [],
         );
@@ -311,9 +310,7 @@ pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
     for (i, m) in messages.iter_mut().take(n).enumerate() {
         *m = decrypt(backend, i);
     }
-    hash_kr(hasher, &messages[..n], hpks, &mut kr[..n]);
     let matches: [Choice; G] = {
-        let coins: [&[u8; 32]; G] = core::array::from_fn(|i| &kr[i][1]);
         let mut sinks: [Option<CiphertextSink<'_>>; G] =
             core::array::from_fn(|i| cts.get(i).map(|ct| CiphertextSink::compare(ct)));
         let mut encrypt = |extra: &mut [Option<Job<'_>>]| {
@@ -321,7 +318,8 @@ pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
                 backend,
                 hasher,
                 &messages[..n],
-                &coins[..n],
+                hpks,
+                &mut kr[..n],
                 &mut sinks,
                 extra,
             )
@@ -348,22 +346,6 @@ pub(crate) fn decapsulate_to_kr<S: KeySelect, Bk: Backend, const G: usize>(
     for ((kr, z), matches) in kr.iter_mut().zip(zs).zip(matches) {
         S::select_into(&mut kr[0], z, !matches);
     }
-}
-
-/// (K̂, r) = G(m ‖ H(pk)) for each operation.
-pub(crate) fn hash_kr(
-    hasher: &Hasher,
-    messages: &[[u8; 32]],
-    hpks: &[&[u8; 32]],
-    kr: &mut [[[u8; 32]; 2]],
-) {
-    hasher.run(
-        messages
-            .iter()
-            .zip(hpks)
-            .zip(kr.iter_mut())
-            .map(|((m, hpk), kr)| Job::g([m, *hpk], kr)),
-    );
 }
 
 /// K = H(K̂ ‖ H(c)) into each of `keys`, K̂ the first half of `kr[i]`.
