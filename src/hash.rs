@@ -5,7 +5,8 @@
 //! Every hash an operation computes is a [`Job`]; a [`Hasher`] runs lists of them. For the SHA-3
 //! family, where the CPU has a vector multi-way Keccak, independent jobs share its lanes
 //! (`crate::keccak`): the hashes of a batch's operations, and the independent streams of one
-//! operation, which the IND-CPA layer then squeezes in advance
+//! operation (G with the secret stream as its follow-up, [`Job::then_xof`]), which the IND-CPA
+//! layer then squeezes in advance
 //! ([`Hasher::squeezes_in_advance`]): always where four lanes cost no more than one permutation
 //! (AVX-512), and with the AVX2 lanes, which cost between one and two, wherever two jobs
 //! or more run, the last one left finishing on a single state ([`Multi::run_or_one_at_a_time`]).

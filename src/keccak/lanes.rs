@@ -1,12 +1,13 @@
 //! The lane runner: independent jobs spread over the states of a multi-way permutation
 //! ([`Multi`]). Where all lanes of a permutation cost about as much as one (vector
 //! implementations), `W` independent hashes take as many permutations as the longest of them
-//! instead of their sum: the matrix stream, the secret stream and H(ct) of one decapsulation, or
-//! every hash of a batch.
+//! instead of their sum: the matrix stream, G and the secret stream, and H(ct) of one
+//! decapsulation, or every hash of a batch.
 //!
 //! Each state runs one job at a time on the sponge engine ([`super::sponge`]); a state whose job
-//! is done takes the next job, cleared first. The schedule depends only on the jobs' lengths,
-//! which are public.
+//! is done takes that job's follow-up ([`super::Then`]: the secret stream from G's output), else
+//! the next job, cleared first. The schedule depends only on the jobs' lengths, which are
+//! public.
 
 use super::Job;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
