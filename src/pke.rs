@@ -1055,7 +1055,10 @@ pub(crate) trait EncryptGroup<Bk> {
     );
 }
 
-/// (K̂, r) = G(m ‖ H(pk)) of each operation (§2.6, Algorithms 5 and 6), on its own.
+/// (K̂, r) = G(m ‖ H(pk)) of each operation (§2.6, Algorithms 5 and 6), on its own. Not inlined:
+/// its job list lives only in this call, not in the frame of the encryption that runs the products
+/// next (low-memory mode).
+#[inline(never)]
 pub(crate) fn hash_kr(
     hasher: &Hasher,
     messages: &[[u8; 32]],
