@@ -1065,13 +1065,20 @@ pub(crate) fn hash_kr(
     hpks: &[&[u8; 32]],
     kr: &mut [[[u8; 32]; 2]],
 ) {
-    hasher.run(
-        messages
-            .iter()
-            .zip(hpks)
-            .zip(kr.iter_mut())
-            .map(|((m, hpk), kr)| Job::g([m, *hpk], kr)),
-    );
+    hasher.run(g_jobs(messages, hpks, kr));
+}
+
+/// The jobs (K̂, r) = G(m ‖ H(pk)) of each operation, into `kr`.
+fn g_jobs<'a>(
+    messages: &'a [[u8; 32]],
+    hpks: &'a [&'a [u8; 32]],
+    kr: &'a mut [[[u8; 32]; 2]],
+) -> impl Iterator<Item = Job<'a>> {
+    messages
+        .iter()
+        .zip(hpks)
+        .zip(kr.iter_mut())
+        .map(|((m, hpk), kr)| Job::g([m, *hpk], kr))
 }
 
 /// The coins r of each operation, the second half of its `kr`.
@@ -1171,14 +1178,7 @@ impl<V: Variant, M: ByteArray, const L: usize, const MU: usize, const ET: usize,
         extra: &mut [Option<Job<'_>>],
     ) {
         let mut squeezed = InAdvance::<M, G>::new();
-        let secret_seeds = messages
-            .iter()
-            .zip(hpks)
-            .zip(kr.iter_mut())
-            .map(|((m, hpk), kr)| SecretSeed::G {
-                input: [m, *hpk],
-                kr,
-            });
+        let secret_seeds = g_jobs(messages, hpks, kr).map(SecretSeed::AfterG);
         let seeds = self.keys.iter().map(|pk| public_seed(pk));
         squeezed.squeeze::<V, L, MU>(hasher, secret_seeds, seeds, extra);
         self.encrypt_each(backend, &squeezed, messages, sinks);

@@ -210,12 +210,9 @@ pub(crate) fn gen_secret_with<V: Variant, const L: usize, const MU: usize>(
 pub(crate) enum SecretSeed<'a> {
     /// XOF(seed): key generation's seed_s.
     Seed(&'a [u8; 32]),
-    /// XOF(r) of (K̂, r) = G(`input`) (the FO transform's coins, Algorithms 5 and 6), G computed
-    /// into `kr` as the first step of the stream's job.
-    G {
-        input: [&'a [u8]; 2],
-        kr: &'a mut [[u8; 32]; 2],
-    },
+    /// XOF(r) of the (K̂, r) that this G job computes (the FO transform's coins, Algorithms 5
+    /// and 6), G being the first step of the stream's job.
+    AfterG(Job<'a>),
 }
 
 impl<'a> SecretSeed<'a> {
@@ -223,7 +220,7 @@ impl<'a> SecretSeed<'a> {
     fn job(self, out: &'a mut [u8]) -> Job<'a> {
         match self {
             Self::Seed(seed) => Job::xof([seed, &[]], out),
-            Self::G { input, kr } => Job::g(input, kr).then_xof(32, out),
+            Self::AfterG(g) => g.then_xof(32, out),
         }
     }
 }

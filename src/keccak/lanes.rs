@@ -283,9 +283,7 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
                     more_jobs = false;
                     continue;
                 };
-                state.clear(lane);
-                let sponge = Sponge::new(job.function);
-                *slot = Some((job, sponge, 0));
+                *slot = Some(start(&mut state, lane, job));
             }
         }
         // Every empty lane asked for a job above: with one busy lane, none is waiting.
@@ -327,13 +325,20 @@ fn run_on<'a, const W: usize, K: Permutation<W>>(
             *slot = slot
                 .take()
                 .and_then(|(job, _, _)| job.into_next())
-                .map(|next| {
-                    state.clear(lane);
-                    let sponge = Sponge::new(next.function);
-                    (next, sponge, 0)
-                });
+                .map(|next| start(&mut state, lane, next));
         }
     }
+}
+
+/// `job` started on state `lane`, cleared: the job, its sponge and no output written yet.
+fn start<'a, const W: usize>(
+    state: &mut MultiState<W>,
+    lane: usize,
+    job: Job<'a>,
+) -> (Job<'a>, Sponge, usize) {
+    state.clear(lane);
+    let sponge = Sponge::new(job.function);
+    (job, sponge, 0)
 }
 
 #[cfg(test)]
