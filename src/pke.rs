@@ -9,17 +9,20 @@
 //! from a [`MatrixSource`] (A streamed from the XOF or read squeezed in advance; b and b' unpacked
 //! from their bytes) or are already in the backend's domain (the expanded keys' caches). The
 //! secrets ([`SecretOperands`]) are prepared once for all their uses, prepared again at each use,
-//! or were prepared when a key was expanded. Nothing prepared is copied: each secret is prepared
-//! in its slot ([`PolyMul::prepare_in`]; for one use, as a value where the backend returns one
-//! in place, [`PolyMul::PREPARES_IN_SLOT`]), and each sum is finished in place
-//! ([`PolyMul::finish_into`], which leaves it wiped).
+//! or were prepared when a key was expanded; decryption's, used once each, go to
+//! [`PolyMul::mul_acc_once`], which the AVX2 NTT runs without the prepared form. Nothing prepared
+//! is copied: each secret is prepared in its slot ([`PolyMul::prepare_in`]), or as a value in a
+//! frame of its own where the backend returns one in place ([`PolyMul::prepares_in_slot`]: no
+//! slot to fill first), and each sum is finished in place ([`PolyMul::finish_into`], which leaves
+//! it wiped).
 //!
 //! # Memory plans
 //!
 //! A [`MemoryPlan`] says what is held at once; the bytes are the same under every plan (the KATs
 //! run under each):
-//! - [`Fast`]: the secret vector held as bytes, each polynomial prepared at its first use and kept
-//!   for encryption's `L² + L` products, L accumulators for key generation's `b = Aᵀ·s`.
+//! - [`Fast`]: the secret vector held as bytes, each polynomial prepared once and kept for
+//!   encryption's `L² + L` products (at its first use, in a slot; or all beforehand, each in a
+//!   frame of its own), L accumulators for key generation's `b = Aᵀ·s`.
 //! - [`LowMemoryPlan`] (the [`LowMemory`] wrapper): the secret vector packed to 4 bits per
 //!   coefficient (`|s| <= 5` fits a signed nibble, [`PackedSecret`](crate::polymul::PackedSecret))
 //!   and prepared at each use ([`PolyMul::with_packed`]: used where it is by a backend whose
@@ -148,8 +151,6 @@ pub(crate) trait MemoryPlan: Sized {
     const MAY_SQUEEZE_IN_ADVANCE: bool;
     /// A sampled secret vector, as held during an operation.
     type Secret<const L: usize>: SecretSource;
-    /// The secret vector as encryption uses it.
-    type EncryptionSecret<'s, B: PolyMul, const L: usize>: SecretOperands<B>;
     /// Key generation's L outputs of `Aᵀ·s` as they accumulate.
     type Sums<'a, B: PolyMul, const L: usize>: Sums<B>;
 
@@ -157,11 +158,12 @@ pub(crate) trait MemoryPlan: Sized {
     fn sample<V: Variant, const L: usize, const MU: usize>(
         from: SecretBytes<'_>,
     ) -> Self::Secret<L>;
-    /// The secret vector for encryption's products.
-    fn for_encryption<'s, B: PolyMul, const L: usize>(
+    /// Runs `work` on the secret vector as encryption's products take it.
+    fn with_encryption_secret<B: PolyMul, const L: usize>(
         backend: &mut B,
-        secret: &'s Self::Secret<L>,
-    ) -> Self::EncryptionSecret<'s, B, L>;
+        secret: &Self::Secret<L>,
+        work: impl SecretWork<B>,
+    );
     /// Zeroed sums for key generation, in `scratch` where the plan keeps them there.
     fn sums<'a, V: Variant, B: PolyMul, const L: usize>(
         backend: &mut B,
@@ -183,8 +185,6 @@ pub(crate) struct LowMemoryPlan;
 impl MemoryPlan for Fast {
     const MAY_SQUEEZE_IN_ADVANCE: bool = true;
     type Secret<const L: usize> = SecretVector<L>;
-    type EncryptionSecret<'s, B: PolyMul, const L: usize> =
-        PreparedSecrets<'s, B, SecretVector<L>, L>;
     type Sums<'a, B: PolyMul, const L: usize> = Accumulators<B, L>;
 
     #[inline(never)]
@@ -201,15 +201,25 @@ impl MemoryPlan for Fast {
         s
     }
 
-    fn for_encryption<'s, B: PolyMul, const L: usize>(
-        _backend: &mut B,
-        secret: &'s SecretVector<L>,
-    ) -> PreparedSecrets<'s, B, SecretVector<L>, L> {
-        PreparedSecrets {
-            secret,
-            // Only each slot's tag written (a constant array of `None` was a fill of the slots'
-            // whole payloads: 1.8 KB each for `NttMerged`).
-            prepared: core::array::from_fn(|_| None),
+    /// Each polynomial prepared once: in a slot of its own at its first use where the backend
+    /// builds in a slot ([`PolyMul::prepares_in_slot`]), else all beforehand, each returned in
+    /// place in a frame of its own (a slot is zero-filled before it is built in: 4 KiB for the
+    /// x86 NTTs).
+    fn with_encryption_secret<B: PolyMul, const L: usize>(
+        backend: &mut B,
+        secret: &SecretVector<L>,
+        work: impl SecretWork<B>,
+    ) {
+        if backend.prepares_in_slot() {
+            let mut slots = PreparedSecrets::<'_, B, _, L> {
+                secret,
+                // Only each slot's tag written (a constant array of `None` was a fill of the
+                // slots' whole payloads: 1.8 KB each for `NttMerged`).
+                prepared: core::array::from_fn(|_| None),
+            };
+            work.run(backend, &mut slots);
+        } else {
+            run_with_held(backend, secret, 0, [None; L], work);
         }
     }
 
@@ -231,7 +241,6 @@ impl MemoryPlan for Fast {
 impl MemoryPlan for LowMemoryPlan {
     const MAY_SQUEEZE_IN_ADVANCE: bool = false;
     type Secret<const L: usize> = PackedSecrets<L>;
-    type EncryptionSecret<'s, B: PolyMul, const L: usize> = OnDemand<&'s PackedSecrets<L>>;
     type Sums<'a, B: PolyMul, const L: usize> = PackedSums<'a>;
 
     /// Not inlined, so that the sampler's state lives only in this call.
@@ -252,11 +261,12 @@ impl MemoryPlan for LowMemoryPlan {
         packed
     }
 
-    fn for_encryption<'s, B: PolyMul, const L: usize>(
-        _backend: &mut B,
-        secret: &'s PackedSecrets<L>,
-    ) -> OnDemand<&'s PackedSecrets<L>> {
-        OnDemand(secret)
+    fn with_encryption_secret<B: PolyMul, const L: usize>(
+        backend: &mut B,
+        secret: &PackedSecrets<L>,
+        work: impl SecretWork<B>,
+    ) {
+        work.run(backend, &mut OnDemand(secret));
     }
 
     fn sums<'a, V: Variant, B: PolyMul, const L: usize>(
@@ -400,12 +410,63 @@ pub(crate) trait SecretOperands<B: PolyMul> {
     /// Calls `f` with secret polynomial `j` in the backend's domain (a secret prepared at its
     /// use: [`SecretSource::with_prepared`]).
     fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared));
+
+    /// `acc += a · s_j`, `a` the next polynomial of `public`, for a product that is secret j's
+    /// only one (decryption's).
+    fn mul_acc_once(
+        &mut self,
+        backend: &mut B,
+        acc: &mut B::Accumulator,
+        j: usize,
+        public: &mut impl MatrixSource,
+    ) {
+        self.with_prepared(backend, j, |b, s_j| public.mul_acc_next(b, acc, s_j));
+    }
 }
 
 /// Wipes the prepared secret in `slot`, if any.
 pub(crate) fn wipe_slot<T: Zeroize>(slot: &mut Option<T>) {
     if let Some(value) = slot {
         value.zeroize();
+    }
+}
+
+/// Work on a secret vector in the form in which a memory plan holds it for encryption's products
+/// ([`MemoryPlan::with_encryption_secret`]; a trait, not a closure, because the form is a type
+/// parameter of the work).
+pub(crate) trait SecretWork<B: PolyMul> {
+    /// Runs the work on the secret vector `s`.
+    fn run(self, backend: &mut B, s: &mut impl SecretOperands<B>);
+}
+
+/// Runs `work` with secrets `j..L` of `secret` prepared beforehand, each in a frame of its own
+/// ([`SecretSource::with_prepared`]: no slot to fill, wiped after the work), beside `held`, those
+/// before `j`.
+fn run_with_held<B: PolyMul, S: SecretSource, const L: usize>(
+    backend: &mut B,
+    secret: &S,
+    j: usize,
+    held: [Option<&B::Prepared>; L],
+    work: impl SecretWork<B>,
+) {
+    if j == L {
+        return work.run(backend, &mut HeldSecrets(held));
+    }
+    secret.with_prepared(backend, j, |backend, prepared| {
+        let mut held = held;
+        held[j] = Some(prepared);
+        run_with_held(backend, secret, j + 1, held, work);
+    });
+}
+
+/// Secrets prepared beforehand, each in a frame of its own ([`run_with_held`]).
+struct HeldSecrets<'a, B: PolyMul, const L: usize>([Option<&'a B::Prepared>; L]);
+
+impl<B: PolyMul, const L: usize> SecretOperands<B> for HeldSecrets<'_, B, L> {
+    fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
+        if let Some(s) = self.0[j] {
+            f(backend, s);
+        }
     }
 }
 
@@ -459,6 +520,23 @@ impl<S: SecretSource> OnDemand<S> {
 impl<B: PolyMul, S: SecretSource> SecretOperands<B> for OnDemand<S> {
     fn with_prepared(&mut self, backend: &mut B, j: usize, f: impl FnOnce(&mut B, &B::Prepared)) {
         self.0.with_prepared(backend, j, f);
+    }
+
+    /// Unprepared where the backend multiplies so ([`PolyMul::MULTIPLIES_UNPREPARED`]); elsewhere
+    /// prepared from where it is, so that no widened copy is held beside the public polynomial
+    /// (the microcontrollers' stack).
+    fn mul_acc_once(
+        &mut self,
+        backend: &mut B,
+        acc: &mut B::Accumulator,
+        j: usize,
+        public: &mut impl MatrixSource,
+    ) {
+        if B::MULTIPLIES_UNPREPARED {
+            multiply_once(backend, acc, |s| self.0.get(j, s), |a| public.next_entry(a));
+        } else {
+            self.with_prepared(backend, j, |b, s_j| public.mul_acc_next(b, acc, s_j));
+        }
     }
 }
 
@@ -535,6 +613,22 @@ fn multiply_with<B: PolyMul>(
     let mut a = Poly::ZERO;
     public(&mut a);
     backend.mul_acc(acc, &a, prepared);
+}
+
+/// [`PolyMul::mul_acc_once`] of the polynomials that `secret` and `public` write, held only in
+/// this frame (the secret wiped on drop).
+#[inline(never)]
+fn multiply_once<B: PolyMul>(
+    backend: &mut B,
+    acc: &mut B::Accumulator,
+    secret: impl FnOnce(&mut SecretPoly),
+    public: impl FnOnce(&mut Poly),
+) {
+    let mut s = SecretPoly::ZERO;
+    secret(&mut s);
+    let mut a = Poly::ZERO;
+    public(&mut a);
+    backend.mul_acc_once(acc, &a, &s);
 }
 
 /// Finishes `acc` (left wiped, [`PolyMul::finish_into`]) and hands the result to `consume`,
@@ -842,8 +936,34 @@ pub(crate) fn encrypt<
     sink: &mut CiphertextSink<'_>,
 ) {
     let s = P::sample::<V, L, MU>(secret);
-    let mut s = P::for_encryption::<B, L>(backend, &s);
-    encrypt_with::<V, B, L, ET>(backend, matrix, public_b, &mut s, m, sink);
+    P::with_encryption_secret::<B, L>(
+        backend,
+        &s,
+        Encryption::<'_, '_, V, _, _, L, ET> {
+            matrix,
+            public_b,
+            m,
+            sink,
+            variant: core::marker::PhantomData,
+        },
+    );
+}
+
+/// [`encrypt_with`] as [`SecretWork`].
+struct Encryption<'a, 'c, V, M, P, const L: usize, const ET: usize> {
+    matrix: &'a mut M,
+    public_b: &'a mut P,
+    m: &'a [u8; 32],
+    sink: &'a mut CiphertextSink<'c>,
+    variant: core::marker::PhantomData<V>,
+}
+
+impl<V: Variant, B: PolyMul, M: Operands<B>, P: Operands<B>, const L: usize, const ET: usize>
+    SecretWork<B> for Encryption<'_, '_, V, M, P, L, ET>
+{
+    fn run(self, backend: &mut B, s: &mut impl SecretOperands<B>) {
+        encrypt_with::<V, B, L, ET>(backend, self.matrix, self.public_b, s, self.m, self.sink);
+    }
 }
 
 /// Saber.PKE.Enc with the secret vector given as operands.
@@ -911,7 +1031,7 @@ pub(crate) fn decrypt<V: Variant, B: PolyMul, const L: usize, const ET: usize>(
     let mut m = [0u8; 32];
     sum_of_products::<B, L>(
         backend,
-        |backend, acc, j| s.with_prepared(backend, j, |b, s_j| b_prime.mul_acc_next(b, acc, s_j)),
+        |backend, acc, j| s.mul_acc_once(backend, acc, j, &mut b_prime),
         |v| m = decode_message::<V, ET>(v, ct_m),
     );
     m

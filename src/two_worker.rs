@@ -76,7 +76,7 @@ use crate::params::sizes::POLY_P_BYTES;
 use crate::params::{SEED_BYTES, Variant};
 use crate::pke::{
     self, CiphertextSink, EncryptGroup, Fast, MemoryPlan, OnDemand, SecretBytes, SecretKey,
-    packed_p,
+    SecretOperands, SecretWork, packed_p,
 };
 use crate::poly::Poly;
 use crate::polymul::PolyMul;
@@ -361,12 +361,27 @@ fn rows_on_worker_1<V: Variant, M: PolyMul, const L: usize, const MU: usize, con
         let mut kr = Wiped([[[0u8; 32]; 2]; 1]);
         pke::hash_kr(hasher, core::slice::from_ref(m), &[hpk], &mut kr[..]);
         let s = Fast::sample::<V, L, MU>(SecretBytes::Seed(hasher, &kr[0][1]));
-        let mut s = Fast::for_encryption::<M, L>(backend, &s);
-        pke::matrix_rows::<M, L>(backend, &mut matrix, &mut s, |_, row| {
-            producer.push(row);
-        });
+        let rows = OwnRows {
+            matrix: &mut matrix,
+            producer,
+        };
+        Fast::with_encryption_secret::<M, L>(backend, &s, rows);
     }
     matrix.flush();
+}
+
+/// Worker 1's rows of `A·s'`, each handed over as it is finished ([`rows_on_worker_1`]).
+struct OwnRows<'a, 'h, const L: usize, const SLOTS: usize> {
+    matrix: &'a mut Tee<'h, L, SLOTS>,
+    producer: &'a Producer<'h, SLOTS>,
+}
+
+impl<B: PolyMul, const L: usize, const SLOTS: usize> SecretWork<B> for OwnRows<'_, '_, L, SLOTS> {
+    fn run(self, backend: &mut B, s: &mut impl SecretOperands<B>) {
+        pke::matrix_rows::<B, L>(backend, self.matrix, s, |_, row| {
+            self.producer.push(row);
+        });
+    }
 }
 
 /// The public seed of A at the end of a public key.

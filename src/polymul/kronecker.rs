@@ -556,7 +556,9 @@ impl<E: BigMul> PolyMul for Kronecker<E> {
     type Accumulator = KroneckerAccumulator;
 
     /// Built in the slot (no prepared value beside the transform's buffers).
-    const PREPARES_IN_SLOT: bool = true;
+    fn prepares_in_slot(&self) -> bool {
+        true
+    }
 
     fn prepare(&mut self, s: &SecretPoly) -> KroneckerPrepared {
         let mut prepared = KroneckerPrepared::ZERO;

@@ -173,14 +173,14 @@ impl SecretInput for &SecretPoly {
 }
 
 /// Calls `f` with `secret` prepared for this use only and wiped after `f`: built in a slot of
-/// this call where the backend builds one in place ([`PolyMul::PREPARES_IN_SLOT`]), else
+/// this call where the backend builds one in place ([`PolyMul::prepares_in_slot`]), else
 /// returned as a value.
 pub(crate) fn with_prepared_for_use<B: PolyMul + ?Sized>(
     backend: &mut B,
     secret: impl SecretInput,
     f: impl FnOnce(&mut B, &B::Prepared),
 ) {
-    if B::PREPARES_IN_SLOT {
+    if backend.prepares_in_slot() {
         let mut slot = None;
         secret.prepare_in(backend, &mut slot);
         if let Some(prepared) = &mut slot {
@@ -271,12 +271,21 @@ pub trait PolyMul {
     const TAKES_PIECES: bool = false;
 
     /// Whether [`prepare_in`](Self::prepare_in) builds a new prepared secret in its slot, so that
-    /// a secret prepared for one use is made there rather than returned by
-    /// [`prepare`](Self::prepare): true where the returned value is copied and the slot's fill
-    /// costs less (the microcontroller NTTs, the scalar NTT, Kronecker, Toom-Cook, the
-    /// plain-domain backends); false where `prepare` returns its value in place or the fill costs
-    /// more than the copy (the x86 SIMD NTTs). Chosen by measurement (`BENCHMARKS.md`).
-    const PREPARES_IN_SLOT: bool = false;
+    /// a secret prepared apart (for one use, or held beside the others) is made there rather than
+    /// returned by [`prepare`](Self::prepare): true where the returned value is copied and the
+    /// slot's fill costs less (the microcontroller NTTs, the scalar NTT, Kronecker, Toom-Cook,
+    /// the plain-domain backends); false where `prepare` returns its value in place or the fill
+    /// costs more than the copy (the x86 SIMD NTTs). Chosen by measurement (`BENCHMARKS.md`). A
+    /// method, not a constant: [`Ntt`] answers for the path it detected.
+    fn prepares_in_slot(&self) -> bool {
+        false
+    }
+
+    /// Whether [`mul_acc_once`](Self::mul_acc_once) multiplies without building the prepared
+    /// secret, so that a secret used in one product only (decryption's) is better handed over as
+    /// it is than prepared: true for the AVX2 NTT, whose prepared image costs more to write, read
+    /// and wipe than its use saves.
+    const MULTIPLIES_UNPREPARED: bool = false;
 
     /// Transforms a secret polynomial into the backend's domain.
     fn prepare(&mut self, s: &SecretPoly) -> Self::Prepared;
@@ -286,6 +295,15 @@ pub trait PolyMul {
 
     /// `acc += a · s`.
     fn mul_acc(&mut self, acc: &mut Self::Accumulator, a: &Poly, s: &Self::Prepared);
+
+    /// `acc += a · s` for a secret used in this product only. The default prepares `s` for it
+    /// and wipes the prepared secret after; backends that
+    /// [multiply unprepared secrets](Self::MULTIPLIES_UNPREPARED) skip the prepared form.
+    fn mul_acc_once(&mut self, acc: &mut Self::Accumulator, a: &Poly, s: &SecretPoly) {
+        with_prepared_for_use(self, s, |backend, prepared| {
+            backend.mul_acc(acc, a, prepared)
+        });
+    }
 
     /// Leaves the backend's domain: returns the accumulated sum (correct mod 2^13).
     fn finish(&mut self, acc: &Self::Accumulator) -> Poly;
@@ -313,8 +331,8 @@ pub trait PolyMul {
 
     /// Prepares `s` into `slot`: in place ([`prepare_into`](Self::prepare_into)) when the slot
     /// holds a prepared secret already, else a new one built in it. The default moves in a value
-    /// of [`prepare`](Self::prepare); backends with [`PREPARES_IN_SLOT`](Self::PREPARES_IN_SLOT)
-    /// build it in the slot.
+    /// of [`prepare`](Self::prepare); backends that [prepare in a slot](Self::prepares_in_slot)
+    /// build it there.
     fn prepare_in(&mut self, s: &SecretPoly, slot: &mut Option<Self::Prepared>) {
         match slot {
             Some(prepared) => self.prepare_into(s, prepared),

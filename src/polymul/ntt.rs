@@ -94,8 +94,10 @@
 //! stack traffic); its `prepare` makes the secret's transform canonical by compares and masked
 //! ±2q', ±q' instead of a Montgomery multiplication. The AVX2 path's six layers end on blocks of
 //! four `i16`, a 64-bit quarter of a register, whose products are `vpmaddwd` dot products. Both
-//! SIMD `prepare`s write their 4 KiB output without zero-filling it first; on x86 the three
-//! NTT-domain types are cache-line aligned, so that no 64-byte access splits across two lines.
+//! SIMD `prepare`s write their 4 KiB output without zero-filling it first (and the AVX2 path
+//! multiplies a secret used once, decryption's, without that output: `mul_acc_once`); on x86
+//! the three NTT-domain types are cache-line aligned, so that no 64-byte access splits across
+//! two lines.
 
 use zeroize::Zeroize;
 
@@ -217,7 +219,9 @@ impl PolyMul for NttScalar {
     type Prepared = NttPrepared;
     type Accumulator = NttAccumulator;
     /// Built in the slot: a value returned from `prepare` is a 4 KiB copy beside the first.
-    const PREPARES_IN_SLOT: bool = true;
+    fn prepares_in_slot(&self) -> bool {
+        true
+    }
 
     fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
         let mut out = NttPrepared::ZERO;
@@ -270,7 +274,7 @@ impl PolyMulPublic for NttScalar {
 /// [`NttScalar`], bit for bit.
 macro_rules! simd_ntt_backend {
     ($(#[$doc:meta])* $backend:ident, $proof:ident, $path:ident :: $token:ident, $name:literal,
-     $new_doc:literal) => {
+     $new_doc:literal, [$($own:tt)*]) => {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         type $proof = $path::$token;
 
@@ -343,6 +347,8 @@ macro_rules! simd_ntt_backend {
             fn name(&self) -> &'static str {
                 $name
             }
+
+            $($own)*
         }
 
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -413,7 +419,14 @@ simd_ntt_backend!(
     Avx2Proof,
     avx2::Avx2Token,
     "ntt-avx2",
-    "The AVX2 backend, or `None` when the CPU (or the architecture) lacks AVX2."
+    "The AVX2 backend, or `None` when the CPU (or the architecture) lacks AVX2.",
+    [
+        const MULTIPLIES_UNPREPARED: bool = true;
+
+        fn mul_acc_once(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &SecretPoly) {
+            avx2::mul_acc_once(self.token, &mut acc.sums, a, s);
+        }
+    ]
 );
 
 simd_ntt_backend!(
@@ -424,7 +437,8 @@ simd_ntt_backend!(
     avx512::Avx512Token,
     "ntt-avx512",
     "The AVX-512 backend, or `None` when the CPU, the OS or the architecture lacks AVX-512 F \
-     and BW."
+     and BW.",
+    []
 );
 
 /// The path [`Ntt`] picked at construction.
@@ -481,9 +495,14 @@ macro_rules! dispatch {
 impl PolyMul for Ntt {
     type Prepared = NttPrepared;
     type Accumulator = NttAccumulator;
-    /// Off x86 the scalar path is the only one, and it builds in its slot; the x86 paths return
-    /// their value in place, where a slot costs more (`BENCHMARKS.md`).
-    const PREPARES_IN_SLOT: bool = !cfg!(any(target_arch = "x86", target_arch = "x86_64"));
+    /// The AVX2 path's (the others prepare for the one use).
+    const MULTIPLIES_UNPREPARED: bool = cfg!(any(target_arch = "x86", target_arch = "x86_64"));
+
+    /// The scalar path's answer (it builds in its slot); the SIMD paths return their value in
+    /// place, where a slot costs more (`BENCHMARKS.md`).
+    fn prepares_in_slot(&self) -> bool {
+        matches!(self.path, NttPath::Scalar)
+    }
 
     fn prepare(&mut self, s: &SecretPoly) -> NttPrepared {
         dispatch!(self, |backend| backend.prepare(s))
@@ -503,6 +522,10 @@ impl PolyMul for Ntt {
 
     fn mul_acc(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &NttPrepared) {
         dispatch!(self, |backend| backend.mul_acc(acc, a, s))
+    }
+
+    fn mul_acc_once(&mut self, acc: &mut NttAccumulator, a: &Poly, s: &SecretPoly) {
+        dispatch!(self, |backend| backend.mul_acc_once(acc, a, s))
     }
 
     fn finish(&mut self, acc: &NttAccumulator) -> Poly {

@@ -25,7 +25,9 @@ macro_rules! plain_domain_polymul {
     ($backend:ty, $name:expr, $mul_acc:expr) => {
         impl $crate::polymul::PolyMul for $backend {
             type Prepared = $crate::poly::SecretPoly;
-            const PREPARES_IN_SLOT: bool = true;
+            fn prepares_in_slot(&self) -> bool {
+                true
+            }
 
             fn prepare(&mut self, s: &$crate::poly::SecretPoly) -> $crate::poly::SecretPoly {
                 s.clone()
@@ -53,7 +55,9 @@ macro_rules! plain_domain_polymul {
     ($backend:ty, $name:expr, $mul_acc:expr, packed) => {
         impl $crate::polymul::PolyMul for $backend {
             type Prepared = $crate::polymul::PackedSecret;
-            const PREPARES_IN_SLOT: bool = true;
+            fn prepares_in_slot(&self) -> bool {
+                true
+            }
 
             fn prepare(&mut self, s: &$crate::poly::SecretPoly) -> $crate::polymul::PackedSecret {
                 $crate::polymul::packed_secret(s)

@@ -186,7 +186,9 @@ impl PolyMul for ToomCook {
 
     /// A secret prepared for one use is built in its slot: a value returned from `prepare` was
     /// built aside and copied (2 KiB beside the low-memory products).
-    const PREPARES_IN_SLOT: bool = true;
+    fn prepares_in_slot(&self) -> bool {
+        true
+    }
 
     fn prepare(&mut self, s: &SecretPoly) -> ToomCookSecret {
         let mut prepared = ToomCookSecret::ZERO;

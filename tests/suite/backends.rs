@@ -40,18 +40,32 @@ fn masked(p: &Poly) -> [u16; N] {
     p.coeffs.map(|c| c & Q_MASK)
 }
 
-/// Σ a_k·s_k through the backend's accumulator, against the oracle (`finish` and `finish_into`).
+/// Σ a_k·s_k through the backend's accumulator, against the oracle (`finish` and `finish_into`);
+/// with the products of unprepared secrets (`mul_acc_once`) in turn with prepared ones, the same
+/// sum bit for bit.
 fn check_sum<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
     let mut oracle = Schoolbook;
     let mut want = oracle.accumulator();
     let mut acc = backend.accumulator();
-    for (a, s) in terms {
+    let mut mixed = backend.accumulator();
+    for (k, (a, s)) in terms.iter().enumerate() {
         let p = oracle.prepare(s);
         oracle.mul_acc(&mut want, a, &p);
         let prepared = backend.prepare(s);
         backend.mul_acc(&mut acc, a, &prepared);
+        if k % 2 == 0 {
+            backend.mul_acc_once(&mut mixed, a, s);
+        } else {
+            backend.mul_acc(&mut mixed, a, &prepared);
+        }
     }
     let got = backend.finish(&acc);
+    assert_eq!(
+        backend.finish(&mixed).coeffs,
+        got.coeffs,
+        "backend {}: mul_acc_once",
+        backend.name()
+    );
     // `finish_into`, the KEM's form (the backend's own or the default), gives the same sum.
     let mut into = Poly::ZERO;
     backend.finish_into(&mut acc, &mut into);

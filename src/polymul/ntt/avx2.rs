@@ -66,10 +66,17 @@
 //! obtained from [`Avx2Token::detect`] (run-time CPUID through `cpufeatures`, cached) or when the
 //! target enables AVX2 at compile time. Memory is read and written only through
 //! `loadu`/`storeu` on pointers taken from slices whose length was checked by indexing just
-//! before, except the output of `prepare`: a 1,024-entry array (left uninitialised where `prepare`
-//! returns a value: no zero fill; the caller's own where it prepares in place), written through
-//! its pointer at the constant offsets 8·(64p + 8h + j) (p < 2, h < 8, j < 8), which cover it
-//! exactly once before it is read.
+//! before, except two buffers written before they are read, neither zero-filled first: the output
+//! of `prepare`, a 1,024-entry array (left uninitialised where `prepare` returns a value; the
+//! caller's own where it prepares in place), written through its pointer at the constant offsets
+//! 8·(64p + 8h + j) (p < 2, h < 8, j < 8), which cover it exactly once; and the 32 vectors of a
+//! secret's (ζb ‖ b) blocks in the frame of `mul_acc_once`, each prime's written in full (indices
+//! 4h + 0..4, h < 8) before any is read, and wiped.
+//!
+//! **`mul_acc_once`** (decryption, whose secrets are used once each): per prime the secret's
+//! transform is kept as its (ζb ‖ b) blocks, 1 KiB, and shuffled into the prepared vectors as
+//! the public transform reaches them, instead of a 4 KiB prepared image written, read back and
+//! wiped. The same accumulator as `prepare` then `mul_acc`, bit for bit.
 #![allow(unsafe_code)]
 
 #[cfg(target_arch = "x86")]
@@ -506,26 +513,19 @@ unsafe fn load_secret(s: &SecretPoly, t: &mut [__m256i; 16]) {
 }
 
 /// `acc += â ∘ ŝ` for one NTT-domain register (`x`, four blocks) against its four prepared
-/// vectors from `prepared_vector`, into accumulator vectors `acc_vector`, `acc_vector + 1`.
+/// vectors `pairs`, into accumulator vectors `acc_vector`, `acc_vector + 1`.
 #[inline(always)]
-unsafe fn basemul(
-    acc: &mut [i64; N],
-    acc_vector: usize,
-    prepared: &[i32; 4 * N],
-    prepared_vector: usize,
-    x: __m256i,
-) {
+unsafe fn basemul(acc: &mut [i64; N], acc_vector: usize, pairs: [__m256i; 4], x: __m256i) {
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        let pair = |v| load_i32(prepared, prepared_vector + v);
         // (a₀, a₁) and (a₂, a₃) of the even blocks, then of the odd ones, broadcast per block.
         let even = _mm256_add_epi32(
-            _mm256_madd_epi16(_mm256_shuffle_epi32::<0x00>(x), pair(0)),
-            _mm256_madd_epi16(_mm256_shuffle_epi32::<0x55>(x), pair(1)),
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0x00>(x), pairs[0]),
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0x55>(x), pairs[1]),
         );
         let odd = _mm256_add_epi32(
-            _mm256_madd_epi16(_mm256_shuffle_epi32::<0xAA>(x), pair(2)),
-            _mm256_madd_epi16(_mm256_shuffle_epi32::<0xFF>(x), pair(3)),
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0xAA>(x), pairs[2]),
+            _mm256_madd_epi16(_mm256_shuffle_epi32::<0xFF>(x), pairs[3]),
         );
         let sums = load_i64(acc, acc_vector);
         store_i64(acc, acc_vector, _mm256_add_epi32(sums, even));
@@ -546,8 +546,71 @@ unsafe fn basemul_pair(
     let (acc_vector, prepared_vector) = (32 * p_index + 4 * h, 64 * p_index + 8 * h);
     // SAFETY: AVX2 is present (caller contract).
     unsafe {
-        basemul(acc, acc_vector, prepared, prepared_vector, x);
-        basemul(acc, acc_vector + 2, prepared, prepared_vector + 4, y);
+        basemul(acc, acc_vector, load_vectors(prepared, prepared_vector), x);
+        basemul(
+            acc,
+            acc_vector + 2,
+            load_vectors(prepared, prepared_vector + 4),
+            y,
+        );
+    }
+}
+
+/// Prepared vectors `v..v + 4`.
+#[inline(always)]
+unsafe fn load_vectors(prepared: &[i32; 4 * N], v: usize) -> [__m256i; 4] {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        [
+            load_i32(prepared, v),
+            load_i32(prepared, v + 1),
+            load_i32(prepared, v + 2),
+            load_i32(prepared, v + 3),
+        ]
+    }
+}
+
+/// The `vpshufb` masks that turn a register's (ζb ‖ b) blocks into its prepared vectors: the
+/// pairs (T[4 + k], T[3 + k]) and (T[2 + k], T[1 + k]), k = 0..3, as byte indices into each
+/// 128-bit (ζb ‖ b).
+#[inline(always)]
+unsafe fn column_shuffles() -> (__m256i, __m256i) {
+    const PAIRS_01: [i8; 16] = [8, 9, 6, 7, 10, 11, 8, 9, 12, 13, 10, 11, 14, 15, 12, 13];
+    const PAIRS_23: [i8; 16] = [4, 5, 2, 3, 6, 7, 4, 5, 8, 9, 6, 7, 10, 11, 8, 9];
+    // SAFETY: AVX2 is present (caller contract); both arrays hold 16 bytes.
+    unsafe {
+        let shuffle =
+            |bytes: &[i8; 16]| _mm256_broadcastsi128_si256(_mm_loadu_si128(bytes.as_ptr().cast()));
+        (shuffle(&PAIRS_01), shuffle(&PAIRS_23))
+    }
+}
+
+/// One NTT-domain register `b` of a secret (its blocks' roots `roots`) as (ζb ‖ b) per block:
+/// the even blocks, then the odd ones (bound 4: |b| <= 3985, |ζb| <= 4210; no centring needed).
+#[inline(always)]
+unsafe fn secret_blocks(b: __m256i, roots: &Lanes, p: &Prime) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        let b = barrett(b, p);
+        let zb = fqmul(b, load_lanes(roots), p);
+        (_mm256_unpacklo_epi64(zb, b), _mm256_unpackhi_epi64(zb, b))
+    }
+}
+
+/// The four prepared vectors of a register from its [`secret_blocks`].
+#[inline(always)]
+unsafe fn prepared_vectors(
+    (even, odd): (__m256i, __m256i),
+    (pairs_01, pairs_23): (__m256i, __m256i),
+) -> [__m256i; 4] {
+    // SAFETY: AVX2 is present (caller contract).
+    unsafe {
+        [
+            _mm256_shuffle_epi8(even, pairs_01),
+            _mm256_shuffle_epi8(even, pairs_23),
+            _mm256_shuffle_epi8(odd, pairs_01),
+            _mm256_shuffle_epi8(odd, pairs_23),
+        ]
     }
 }
 
@@ -578,39 +641,67 @@ unsafe fn reduce_sums(acc: &[i64; N], acc_vector: usize, p: &Prime) -> __m256i {
 /// `out` must point to 1,024 writable `i32`s (all written once).
 #[target_feature(enable = "avx2")]
 unsafe fn prepare_avx2(s: &SecretPoly, out: *mut i32) {
-    // (ζb ‖ b) per block → the pairs (T[4 + k], T[3 + k]) and (T[2 + k], T[1 + k]), k = 0..3,
-    // as byte indices into the 128-bit (ζb ‖ b).
-    const PAIRS_01: [i8; 16] = [8, 9, 6, 7, 10, 11, 8, 9, 12, 13, 10, 11, 14, 15, 12, 13];
-    const PAIRS_23: [i8; 16] = [4, 5, 2, 3, 6, 7, 4, 5, 8, 9, 6, 7, 10, 11, 8, 9];
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
-        let shuffle = |bytes: &[i8; 16]| {
-            let half = _mm_loadu_si128(bytes.as_ptr().cast());
-            _mm256_broadcastsi128_si256(half)
-        };
-        let (pairs_01, pairs_23) = (shuffle(&PAIRS_01), shuffle(&PAIRS_23));
+        let shuffles = column_shuffles();
         let mut t = [_mm256_setzero_si256(); 16];
         for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
             load_secret(s, &mut t);
             forward(&mut t, p, |h, x, y| {
                 for (half, b, roots) in [(0, x, &p.fwd6[h]), (1, y, &p.roots_odd[h])] {
-                    // Bounds 4: |b| <= 3985, |ζb| <= 4210; no centring needed.
-                    let b = barrett(b, p);
-                    let zb = fqmul(b, load_lanes(roots), p);
-                    let even = _mm256_unpacklo_epi64(zb, b);
-                    let odd = _mm256_unpackhi_epi64(zb, b);
+                    let vectors = prepared_vectors(secret_blocks(b, roots, p), shuffles);
                     // Vectors 64p + 8h + 4·half + 0..4: below 128, each written once.
                     let base = 64 * p_index + 8 * h + 4 * half;
-                    let vector = |j: usize| out.add(8 * (base + j)).cast();
-                    _mm256_storeu_si256(vector(0), _mm256_shuffle_epi8(even, pairs_01));
-                    _mm256_storeu_si256(vector(1), _mm256_shuffle_epi8(even, pairs_23));
-                    _mm256_storeu_si256(vector(2), _mm256_shuffle_epi8(odd, pairs_01));
-                    _mm256_storeu_si256(vector(3), _mm256_shuffle_epi8(odd, pairs_23));
+                    for (j, v) in vectors.into_iter().enumerate() {
+                        _mm256_storeu_si256(out.add(8 * (base + j)).cast(), v);
+                    }
                 }
             });
         }
         // Wipe the secret's partial transform (layers 1–3) from the stack.
         wipe(&mut t);
+    }
+}
+
+/// `acc += a·s` for a secret used in this product only: per prime, the secret's transform kept
+/// as its (ζb ‖ b) blocks (1 KiB of this frame, shuffled into the prepared vectors at use), then
+/// the public transform multiplied against it. No 4 KiB image is written, read and wiped.
+#[target_feature(enable = "avx2")]
+unsafe fn mul_acc_once_avx2(acc: &mut [i64; N], a: &Poly, s: &SecretPoly) {
+    // Register pair h's blocks at 4h + 2·(Y) + (0: even, 1: odd). Not zero-filled: each prime's
+    // secret transform writes all 32 before its public transform reads any.
+    let mut blocks = MaybeUninit::<[__m256i; 32]>::uninit();
+    let blocks: *mut __m256i = blocks.as_mut_ptr().cast();
+    // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`); `blocks`
+    // is 32 vectors of this frame, accessed at indices 4h + 0..4 (h < 8), each written (by the
+    // first `forward`, which calls its closure for every h) before it is read.
+    unsafe {
+        let shuffles = column_shuffles();
+        let mut t = [_mm256_setzero_si256(); 16];
+        for (p_index, p) in [&P0, &P1].into_iter().enumerate() {
+            load_secret(s, &mut t);
+            forward(&mut t, p, |h, x, y| {
+                let (even, odd) = secret_blocks(x, &p.fwd6[h], p);
+                blocks.add(4 * h).write(even);
+                blocks.add(4 * h + 1).write(odd);
+                let (even, odd) = secret_blocks(y, &p.roots_odd[h], p);
+                blocks.add(4 * h + 2).write(even);
+                blocks.add(4 * h + 3).write(odd);
+            });
+            forward(&mut load_public(a), p, |h, x, y| {
+                let acc_vector = 32 * p_index + 4 * h;
+                for (half, v) in [(0, x), (1, y)] {
+                    let at = 4 * h + 2 * half;
+                    let b = (blocks.add(at).read(), blocks.add(at + 1).read());
+                    basemul(acc, acc_vector + 2 * half, prepared_vectors(b, shuffles), v);
+                }
+            });
+        }
+        // The secret's transforms, partial and whole.
+        wipe(&mut t);
+        for i in 0..32 {
+            core::ptr::write_volatile(blocks.add(i), _mm256_setzero_si256());
+        }
     }
 }
 
@@ -736,6 +827,12 @@ pub(crate) fn prepare_into(_token: Avx2Token, s: &SecretPoly, out: &mut [i32; 4 
     // SAFETY: the token proves AVX2 is present; `out` holds the 1,024 entries `prepare_avx2`
     // writes.
     unsafe { prepare_avx2(s, out.as_mut_ptr()) }
+}
+
+/// AVX2 `mul_acc_once`: `acc += a·s` without the prepared secret.
+pub(crate) fn mul_acc_once(_token: Avx2Token, acc: &mut [i64; N], a: &Poly, s: &SecretPoly) {
+    // SAFETY: the token proves AVX2 is present.
+    unsafe { mul_acc_once_avx2(acc, a, s) }
 }
 
 /// AVX2 `mul_acc` into this path's accumulator layout.

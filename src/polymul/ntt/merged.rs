@@ -463,7 +463,9 @@ macro_rules! merged_backends {
         impl PolyMul for $merged {
             type Prepared = $prepared;
             type Accumulator = $accumulator;
-            const PREPARES_IN_SLOT: bool = true;
+            fn prepares_in_slot(&self) -> bool {
+                true
+            }
 
             fn prepare(&mut self, s: &SecretPoly) -> $prepared {
                 let mut out = $prepared {
@@ -533,7 +535,9 @@ macro_rules! merged_backends {
             type Prepared = Nibbles;
             type Accumulator = Poly;
             const TAKES_PIECES: bool = true;
-            const PREPARES_IN_SLOT: bool = true;
+            fn prepares_in_slot(&self) -> bool {
+                true
+            }
 
             fn prepare(&mut self, s: &SecretPoly) -> Nibbles {
                 packed_secret(s)

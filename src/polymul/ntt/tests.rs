@@ -194,7 +194,8 @@ where
 
 /// The AVX2 path against the scalar one: its domain values are its own (two primes), so the
 /// outputs are compared bit for bit, after every product (`finish` leaves the sum in place), and
-/// its cached public operands give its own `mul_acc` accumulators exactly.
+/// its cached public operands and its products of unprepared secrets (`mul_acc_once`) give its
+/// own `mul_acc` accumulators exactly.
 fn avx2_agrees_with_scalar(
     mut avx2: NttAvx2,
     terms: &[(Poly, SecretPoly)],
@@ -203,11 +204,15 @@ fn avx2_agrees_with_scalar(
     let mut acc_scalar = scalar.accumulator();
     let mut acc_avx2 = avx2.accumulator();
     let mut acc_cached = avx2.accumulator();
+    let mut acc_once = avx2.accumulator();
     for (a, s) in terms {
         let p_scalar = scalar.prepare(s);
         let p_avx2 = avx2.prepare(s);
         scalar.mul_acc(&mut acc_scalar, a, &p_scalar);
         avx2.mul_acc(&mut acc_avx2, a, &p_avx2);
+        // Without the prepared image: the same accumulator.
+        avx2.mul_acc_once(&mut acc_once, a, s);
+        prop_assert_eq!(acc_once.sums, acc_avx2.sums);
         prop_assert_eq!(
             scalar.finish(&acc_scalar).coeffs,
             avx2.finish(&acc_avx2).coeffs
