@@ -131,7 +131,9 @@ unsafe fn unpack_avx2<const W: usize>(bytes: &[u8], out: &mut [u16]) -> usize {
 ///
 /// # Safety
 /// The CPU must support AVX2; `first` and `second` must be 16 bytes and `target` 16 `u16`s.
-#[target_feature(enable = "avx2")]
+/// Always inlined into [`unpack_avx2`], whose AVX2 its intrinsics take: a call per pair would
+/// pass its vectors through the stack.
+#[inline(always)]
 unsafe fn unpack_pair(
     first: &[u8],
     first_shuffle: __m256i,
