@@ -323,9 +323,29 @@ impl<K> Words for State64<K> {
 
     #[inline(always)]
     fn read_words(&self, first: usize, out: &mut [[u8; 8]]) {
+        // A whole SHAKE128 block (the streams' blocks) in thirds of known length, which the
+        // compiler writes out: a copy of any length, or of the whole block, is a `memcpy` call.
+        const THIRD: usize = 7;
+        const { assert!(24 * THIRD == super::SHAKE128_RATE) };
+        if let (0, Ok(block)) = (first, <&mut [[u8; 8]; 3 * THIRD]>::try_from(&mut *out)) {
+            let words = self.words.as_chunks::<THIRD>().0;
+            let thirds = block.as_chunks_mut::<THIRD>().0;
+            copy_words(&words[0], &mut thirds[0]);
+            copy_words(&words[1], &mut thirds[1]);
+            copy_words(&words[2], &mut thirds[2]);
+            return;
+        }
         for (lane, word) in self.words[first..].iter().zip(out) {
             *word = lane.to_le_bytes();
         }
+    }
+}
+
+/// `words` as little-endian bytes into `out`.
+#[inline(always)]
+fn copy_words<const W: usize>(words: &[u64; W], out: &mut [[u8; 8]; W]) {
+    for (lane, word) in words.iter().zip(out) {
+        *word = lane.to_le_bytes();
     }
 }
 
