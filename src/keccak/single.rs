@@ -335,15 +335,13 @@ impl<K> Words for State64<K> {
             copy_words(&words[2], &mut thirds[2]);
             return;
         }
-        for (lane, word) in self.words[first..].iter().zip(out) {
-            *word = lane.to_le_bytes();
-        }
+        copy_words(&self.words[first..], out);
     }
 }
 
-/// `words` as little-endian bytes into `out`.
+/// `words` as little-endian bytes into `out`, as many as both hold.
 #[inline(always)]
-fn copy_words<const W: usize>(words: &[u64; W], out: &mut [[u8; 8]; W]) {
+fn copy_words(words: &[u64], out: &mut [[u8; 8]]) {
     for (lane, word) in words.iter().zip(out) {
         *word = lane.to_le_bytes();
     }
