@@ -333,15 +333,17 @@ macro_rules! simd_ntt_backend {
             }
 
             fn finish(&mut self, acc: &NttAccumulator) -> Poly {
+                // From a copy, which the kernel wipes as it reads: `acc` stays as it is.
                 let mut out = Poly::ZERO;
-                $path::finish_into(self.token, &acc.sums, &mut out);
+                let mut acc = acc.clone();
+                $path::finish_into(self.token, &mut acc.sums, &mut out);
                 out
             }
 
-            // Into `out` directly: `finish`'s value was a 512-byte copy.
+            // Into `out` directly (`finish`'s value was a 512-byte copy), the sums wiped as the
+            // kernel reads them (a separate 2 KiB fill cost more: `BENCHMARKS.md`).
             fn finish_into(&mut self, acc: &mut NttAccumulator, out: &mut Poly) {
-                $path::finish_into(self.token, &acc.sums, out);
-                acc.zeroize();
+                $path::finish_into(self.token, &mut acc.sums, out);
             }
 
             fn name(&self) -> &'static str {

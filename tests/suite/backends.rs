@@ -75,6 +75,13 @@ fn check_sum<B: PolyMul>(mut backend: B, terms: &[(Poly, SecretPoly)]) {
         "backend {}: finish_into",
         backend.name()
     );
+    // ... and leaves the sum wiped: nothing of it is finished again.
+    assert_eq!(
+        backend.finish(&acc),
+        Poly::ZERO,
+        "backend {}: finish_into leaves the accumulator wiped",
+        backend.name()
+    );
     assert_eq!(
         masked(&got),
         masked(&oracle.finish(&want)),

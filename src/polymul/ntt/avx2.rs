@@ -745,9 +745,10 @@ unsafe fn basemul_acc_avx2(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i32
     }
 }
 
-/// Writes the finished sum into `out`, which also holds the residues mod p₀ in between.
+/// Writes the finished sum into `out`, which also holds the residues mod p₀ in between, and
+/// wipes `acc` as it reads it.
 #[target_feature(enable = "avx2")]
-unsafe fn finish_avx2(acc: &[i64; N], out: &mut Poly) {
+unsafe fn finish_avx2(acc: &mut [i64; N], out: &mut Poly) {
     // SAFETY: this function runs only on AVX2 CPUs (its caller holds an `Avx2Token`).
     unsafe {
         // The prime being inverted.
@@ -759,13 +760,15 @@ unsafe fn finish_avx2(acc: &[i64; N], out: &mut Poly) {
         // The accumulated sums are secret-derived: wipe their transforms from the stack.
         wipe(&mut t);
     }
+    // The zeros `finish_prime` stored are the wipe: kept though nothing reads them.
+    zeroize::optimization_barrier(acc);
 }
 
 /// Prime `P_INDEX`'s part of [`finish_avx2`]: its inverse transform in `t`, then its residues
 /// kept in `out` (prime 0) or joined with those by the CRT (prime 1).
 #[inline(always)]
 unsafe fn finish_prime<const P_INDEX: usize>(
-    acc: &[i64; N],
+    acc: &mut [i64; N],
     t: &mut [__m256i; 16],
     out: &mut Poly,
 ) {
@@ -789,6 +792,10 @@ unsafe fn finish_prime<const P_INDEX: usize>(
             (t[2 * h + 2], t[2 * h + 3]) = inverse_pair(x1, y1, h + 1, p);
             (t[2 * h + 4], t[2 * h + 5]) = inverse_pair(x2, y2, h + 2, p);
             (t[2 * h + 6], t[2 * h + 7]) = inverse_pair(x3, y3, h + 3, p);
+            // Wiped as read (the accumulator's contract), not in a pass of its own.
+            for v in base..base + 16 {
+                store_i64(acc, v, _mm256_setzero_si256());
+            }
         }
         inverse_layers_3_to_1(t, p);
         for (r, &x) in t.iter().enumerate() {
@@ -858,8 +865,8 @@ pub(crate) fn basemul_acc(
     unsafe { basemul_acc_avx2(acc, a_hat, prepared) }
 }
 
-/// AVX2 `finish` into `out` (same output as the scalar one, bit for bit).
-pub(crate) fn finish_into(_token: Avx2Token, acc: &[i64; N], out: &mut Poly) {
+/// AVX2 `finish` into `out` (same output as the scalar one, bit for bit), `acc` left wiped.
+pub(crate) fn finish_into(_token: Avx2Token, acc: &mut [i64; N], out: &mut Poly) {
     // SAFETY: the token proves AVX2 is present.
     unsafe { finish_avx2(acc, out) }
 }

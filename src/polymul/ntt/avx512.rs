@@ -604,16 +604,19 @@ unsafe fn basemul_acc_avx512(acc: &mut [i64; N], a_hat: &[i32; N], prepared: &[i
 }
 
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn finish_avx512(acc: &[i64; N], out: &mut Poly) {
+unsafe fn finish_avx512(acc: &mut [i64; N], out: &mut Poly) {
     // SAFETY: this function runs only on AVX-512 CPUs (its caller holds an `Avx512Token`).
     unsafe {
         let mut u = [_mm512_setzero_si512(); 16];
         unrolled!(J in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-            let sums = &acc[16 * J..][..16];
+            let sums = &mut acc[16 * J..][..16];
             u[J] = join_high(
                 reduce64(load_i64(&sums[0..])),
                 reduce64(load_i64(&sums[8..])),
             );
+            // Wiped as read (the accumulator's contract), not in a pass of its own.
+            store_i64(&mut sums[0..], _mm512_setzero_si512());
+            store_i64(&mut sums[8..], _mm512_setzero_si512());
         });
         unrolled!(P in [0, 1, 2, 3, 4, 5, 6, 7] {
             layer_6_5_inverse(&mut u, P);
@@ -627,6 +630,8 @@ unsafe fn finish_avx512(acc: &[i64; N], out: &mut Poly) {
         });
         wipe(&mut u);
     }
+    // The zeros above are the wipe: kept though nothing reads them.
+    zeroize::optimization_barrier(acc);
 }
 
 /// AVX-512 `prepare` (same output as the scalar one).
@@ -672,8 +677,8 @@ pub(crate) fn basemul_acc(
     unsafe { basemul_acc_avx512(acc, a_hat, prepared) }
 }
 
-/// AVX-512 `finish` into `out` (same output as the scalar one).
-pub(crate) fn finish_into(_token: Avx512Token, acc: &[i64; N], out: &mut Poly) {
+/// AVX-512 `finish` into `out` (same output as the scalar one), `acc` left wiped.
+pub(crate) fn finish_into(_token: Avx512Token, acc: &mut [i64; N], out: &mut Poly) {
     // SAFETY: the token proves AVX-512 F and BW are present.
     unsafe { finish_avx512(acc, out) }
 }

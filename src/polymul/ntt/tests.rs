@@ -1,6 +1,7 @@
 //! Unit tests: the layer-count variants against the oracle, the scalar and AVX-512 paths against
-//! each other at every step (prepared secrets, accumulators, outputs: bit for bit), and the AVX2
-//! path (two 16-bit primes, its own domain layout) against the scalar outputs.
+//! each other at every step (prepared secrets, accumulators, outputs: bit for bit), the AVX2
+//! path (two 16-bit primes, its own domain layout) against the scalar outputs, and the SIMD
+//! paths' `finish_into` wiping the sums.
 
 extern crate std;
 
@@ -189,6 +190,20 @@ where
     let out_scalar = scalar.finish(&acc_scalar);
     prop_assert_eq!(out_scalar.coeffs, simd.finish(&acc_scalar).coeffs);
     prop_assert_eq!(out_scalar.coeffs, simd.finish(&acc_simd).coeffs);
+    finish_into_wipes(&mut simd, &mut acc_simd, &out_scalar)
+}
+
+/// `finish_into` of a SIMD path gives `finish`'s sum and leaves every one of the accumulator's
+/// sums zero (the kernel wipes them as it reads them).
+fn finish_into_wipes<B: PolyMul<Accumulator = NttAccumulator>>(
+    backend: &mut B,
+    acc: &mut NttAccumulator,
+    want: &Poly,
+) -> Result<(), TestCaseError> {
+    let mut out = Poly::ZERO;
+    backend.finish_into(acc, &mut out);
+    prop_assert_eq!(out.coeffs, want.coeffs);
+    prop_assert!(acc.sums.iter().all(|&x| x == 0), "{}", backend.name());
     Ok(())
 }
 
@@ -221,7 +236,8 @@ fn avx2_agrees_with_scalar(
         avx2.mul_acc_prepared(&mut acc_cached, &public, &p_avx2);
         prop_assert_eq!(acc_cached.sums, acc_avx2.sums);
     }
-    Ok(())
+    let want = scalar.finish(&acc_scalar);
+    finish_into_wipes(&mut avx2, &mut acc_avx2, &want)
 }
 
 proptest! {
