@@ -354,8 +354,9 @@ pub trait PolyMul {
 
     /// [`finish`](Self::finish) into `out`, consuming the sum: `acc` is left wiped (the caller
     /// [`reset`](Self::reset)s it before accumulating into it again). The default finishes and
-    /// wipes; the NTTs for microcontrollers run their inverse transform in place, wiping as they
-    /// go, so that neither a copy of the sum nor a separate wipe is needed.
+    /// wipes; the NTTs for microcontrollers run their inverse transform in place and the x86 SIMD
+    /// NTTs zero each vector of sums as they read it, wiping as they go, so that neither a copy
+    /// of the sum nor a separate wipe is needed.
     fn finish_into(&mut self, acc: &mut Self::Accumulator, out: &mut Poly) {
         *out = self.finish(acc);
         acc.zeroize();
