@@ -3,11 +3,7 @@
 # workspace. Needs a C compiler for pqcrypto-saber's build script (installed if missing).
 # SABER_INTEROP_ROUNDS (default here 200) sets the rounds per parameter set, direction and backend.
 set -euo pipefail
+"$(dirname "$0")"/need-cc.sh
 cd "$(dirname "$0")/../interop"
-
-if ! command -v cc >/dev/null 2>&1; then
-    echo "interop.sh: installing a C compiler"
-    apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null
-fi
 
 SABER_INTEROP_ROUNDS="${SABER_INTEROP_ROUNDS:-200}" cargo test

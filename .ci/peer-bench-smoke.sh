@@ -5,12 +5,8 @@
 # machine (BENCHMARKS.md, "Issue 18's targets in one command"), whose figures come from the
 # commands it gives. Needs a C compiler for pqcrypto-saber's build script (installed if missing).
 set -euo pipefail
+"$(dirname "$0")"/need-cc.sh
 cd "$(dirname "$0")/../peer-bench"
-
-if ! command -v cc >/dev/null 2>&1; then
-    echo "peer-bench-smoke.sh: installing a C compiler"
-    apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null
-fi
 
 cargo clippy --all-targets -- -D warnings
 out=$(cargo run --release --quiet -- --quick --only "saber-kem default" --repeat 2 2>/dev/null)
