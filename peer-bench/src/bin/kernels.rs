@@ -4,8 +4,9 @@
 //! (3744 bytes) per single-state implementation, one Saber decapsulation's and one key
 //! generation's lane jobs on each multi-way permutation (all on the lanes, and as the operations
 //! run them: `run_or_one_at_a_time`, the last job left on the fastest single state) and one after
-//! the other, and the three NTT steps (`prepare`, `mul_acc`, `finish`) of each NTT path this CPU
-//! runs:
+//! the other, the three NTT steps (`prepare`, `mul_acc`, `finish`) of each NTT path this CPU
+//! runs, and what those jobs cost beyond their permutations (as run on the operations' four-way
+//! permutation, and one after the other on the fastest single state: "rest" lines):
 //!
 //! ```sh
 //! cargo run --release --manifest-path peer-bench/Cargo.toml --bin kernels
@@ -108,6 +109,74 @@ fn saber_jobs(ct_hash: bool, schedule: Schedule, single: Single) {
 
 /// The operations whose jobs [`saber_jobs`] runs.
 const JOB_SETS: [(&str, bool); 2] = [("decapsulation", true), ("key generation", false)];
+
+/// The permutations of [`JOB_SETS`]' jobs (decapsulation: matrix 23, secret 5, H(ct) 9; key
+/// generation: matrix 23, secret 5): (four-way steps, single ones) as `run_or_one_at_a_time`
+/// schedules them where lanes cost more than one single permutation (AVX2: all lanes until one
+/// job is left, which finishes on the single state; `keccak::lanes` tests the schedule), and
+/// their sum one after the other. Where lanes cost one (AVX-512), all run on the lanes: the
+/// matrix's 23 steps.
+const JOB_PERMUTATIONS: [((usize, usize), usize); 2] = [((9, 14), 37), ((5, 18), 28)];
+
+/// The matrix stream's permutations (Saber: 3744 bytes, 23 blocks).
+const MATRIX_PERMUTATIONS: usize = 23;
+
+/// What running [`JOB_SETS`]' jobs costs beyond their permutations (the sponge's byte handling,
+/// and for the lanes the runner's own work): each operation's jobs as run on `multi` and one after
+/// the other on `single`, each beside the same permutations alone, interleaved in rounds (the
+/// fastest of 300 batches of ten calls), in ns.
+fn jobs_beside_permutations(multi: Multi, single: Single) {
+    /// The fastest of many short batches: a difference of two times needs each near its floor,
+    /// which a busy machine's medians are not.
+    fn fastest(best: &mut f64, mut f: impl FnMut()) {
+        let t = Instant::now();
+        (0..10).for_each(|_| f());
+        *best = best.min(t.elapsed().as_nanos() as f64 / 10.0);
+    }
+    let all_on_lanes = Multi::x4_at_single_cost().is_some();
+    let schedule = JOB_PERMUTATIONS.map(|((steps, tail), all)| {
+        if all_on_lanes {
+            ((MATRIX_PERMUTATIONS, 0), all)
+        } else {
+            ((steps, tail), all)
+        }
+    });
+    let mut best = [[f64::MAX; 4]; 2];
+    for _ in 0..300 {
+        for ((best, (_, ct_hash)), ((steps, tail), all)) in
+            best.iter_mut().zip(JOB_SETS).zip(schedule)
+        {
+            let (mut states, mut state) = ([[7u64; 25]; 8], [7u64; 25]);
+            fastest(&mut best[0], || {
+                saber_jobs(ct_hash, Schedule::Operation(multi), single)
+            });
+            fastest(&mut best[1], || {
+                multi.permute(black_box(&mut states), steps);
+                single.permute(black_box(&mut state), tail);
+            });
+            fastest(&mut best[2], || {
+                saber_jobs(ct_hash, Schedule::OneAfterTheOther, single)
+            });
+            fastest(&mut best[3], || single.permute(black_box(&mut state), all));
+        }
+    }
+    for ((t, (operation, _)), ((steps, tail), all)) in best.iter().zip(JOB_SETS).zip(schedule) {
+        println!(
+            "rest   {:<12} Saber {operation}'s jobs as run {:>8.1} ns, their {steps} four-way and {tail} single permutations alone {:>8.1} ns: {:>6.1} ns more",
+            multi.name(),
+            t[0],
+            t[1],
+            t[0] - t[1]
+        );
+        println!(
+            "rest   {:<12} Saber {operation}'s jobs one after the other {:>8.1} ns, their {all} permutations alone {:>8.1} ns: {:>6.1} ns more",
+            single.name(),
+            t[2],
+            t[3],
+            t[2] - t[3]
+        );
+    }
+}
 
 fn main() {
     let singles: Vec<Single> = Single::all().collect();
@@ -228,5 +297,8 @@ fn main() {
                 steps[0], steps[1], steps[2]
             );
         }
+    }
+    if let Some(multi) = Multi::x4_for_operation() {
+        jobs_beside_permutations(multi, Single::fastest());
     }
 }
