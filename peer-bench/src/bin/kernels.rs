@@ -123,8 +123,10 @@ const MATRIX_PERMUTATIONS: usize = 23;
 
 /// What running [`JOB_SETS`]' jobs costs beyond their permutations (the sponge's byte handling,
 /// and for the lanes the runner's own work): each operation's jobs as run on `multi` and one after
-/// the other on `single`, each beside the same permutations alone, interleaved in rounds (the
-/// fastest of 300 batches of ten calls), in ns.
+/// the other on `single`, each beside the same permutations alone (as `Multi::permute` and
+/// `Single::permute` run them, which convert the states into and out of their layouts once per
+/// call: that cost is printed too), interleaved in rounds (the fastest of 300 batches of ten
+/// calls), in ns.
 fn jobs_beside_permutations(multi: Multi, single: Single) {
     /// The fastest of many short batches: a difference of two times needs each near its floor,
     /// which a busy machine's medians are not.
@@ -141,7 +143,7 @@ fn jobs_beside_permutations(multi: Multi, single: Single) {
             ((steps, tail), all)
         }
     });
-    let mut best = [[f64::MAX; 4]; 2];
+    let mut best = [[f64::MAX; 5]; 2];
     for _ in 0..300 {
         for ((best, (_, ct_hash)), ((steps, tail), all)) in
             best.iter_mut().zip(JOB_SETS).zip(schedule)
@@ -158,14 +160,21 @@ fn jobs_beside_permutations(multi: Multi, single: Single) {
                 saber_jobs(ct_hash, Schedule::OneAfterTheOther, single)
             });
             fastest(&mut best[3], || single.permute(black_box(&mut state), all));
+            // What `permute` adds to the permutations: the states into and out of the lanes'
+            // layout (and the single state's), with no permutation.
+            fastest(&mut best[4], || {
+                multi.permute(black_box(&mut states), 0);
+                single.permute(black_box(&mut state), 0);
+            });
         }
     }
     for ((t, (operation, _)), ((steps, tail), all)) in best.iter().zip(JOB_SETS).zip(schedule) {
         println!(
-            "rest   {:<12} Saber {operation}'s jobs as run {:>8.1} ns, their {steps} four-way and {tail} single permutations alone {:>8.1} ns: {:>6.1} ns more",
+            "rest   {:<12} Saber {operation}'s jobs as run {:>8.1} ns, their {steps} four-way and {tail} single permutations alone {:>8.1} ns (of which {:.1} ns converting the states): {:>6.1} ns more",
             multi.name(),
             t[0],
             t[1],
+            t[4],
             t[0] - t[1]
         );
         println!(
